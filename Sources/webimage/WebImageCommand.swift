@@ -1,12 +1,37 @@
 import ArgumentParser
+import Foundation
 import WebImage
 
 /// The `webimage` command-line tool: fetch, decode, prefetch, cache, show, demo.
+///
+/// Exit status: 0 when every input succeeded, 1 when any failed, 2 for bad usage.
 @main
 struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Load, cache and decode images (JPEG, PNG/APNG, GIF, WebP) from the command line.",
-        subcommands: []
+        subcommands: [
+            DecodeCommand.self,
+        ]
     )
+
+    /// Parses and runs, mapping argument errors to exit status 2 as the contract says
+    /// (swift-argument-parser's own default is 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

@@ -1,0 +1,18 @@
+import Foundation
+import WebImage
+
+/// Turns any error into the `WebImageError` the tool reports, and prints it.
+enum CommandError {
+    /// `error` itself when it is a `WebImageError`; otherwise wrapped with a fitting code.
+    static func webImageError(_ error: any Error) -> WebImageError {
+        if let e = error as? WebImageError { return e }
+        if error is CancellationError { return .cancelled() }
+        return WebImageError(.badImageData, String(describing: error))
+    }
+
+    /// `"name (code): message"` on stderr, so a person sees what the code means.
+    static func report(_ error: any Error, subject: String) {
+        let e = webImageError(error)
+        FileHandle.standardError.write(Data("webimage: \(subject): \(e.description)\n".utf8))
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage decode FILE`: decodes a local file with the built-in coders.
+struct DecodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode an image file; print its size, or write its pixels as PNG or raw RGBA.",
+        discussion: """
+            --out X.rgba writes the first frame's raw RGBA bytes (width*height*4); --out X.png a PNG.
+            Exit status: 0 decoded, 1 failed to decode, 2 bad usage.
+            """
+    )
+
+    @Argument(help: "The image file to decode.")
+    var file: String
+
+    @Option(help: "Decode to fit WxH pixels, keeping the aspect ratio (e.g. 400x300).")
+    var thumbnail: String?
+
+    @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels than this (default 100000000).")
+    var maxPixels: Int?
+
+    @Option(help: "Write the decoded first frame to OUT.png or OUT.rgba.")
+    var out: String?
+
+    @Flag(help: "Print one JSON object on stdout instead of a sentence.")
+    var json = false
+
+    func validate() throws {
+        if let thumbnail, PixelSize(parsing: thumbnail) == nil {
+            throw ValidationError("--thumbnail takes WxH with positive integers, e.g. 400x300")
+        }
+        if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
+        if let out, !(out.hasSuffix(".png") || out.hasSuffix(".rgba")) {
+            throw ValidationError("--out must end in .png or .rgba")
+        }
+    }
+
+    func run() async throws {
+        var decodeOptions = ImageDecodeOptions()
+        decodeOptions.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
+        if let maxPixels { decodeOptions.maxPixelCount = maxPixels }
+        let options = decodeOptions
+        let start = ContinuousClock.now
+        var line = JSONLine()
+        line.add("file", file)
+        do {
+            let data = try readFile()
+            let image = try await DecodeQueue.shared.run {
+                try ImageCodersManager.shared.decode(data, options: options)
+            }
+            let elapsed = start.duration(to: .now)
+            if let out { try write(image, to: out) }
+            line.add("ok", true)
+            line.add("format", image.format.rawValue)
+            line.add("width", image.width)
+            line.add("height", image.height)
+            line.add("frames", image.frames.count)
+            line.add("loopCount", image.loopCount)
+            line.add("bytes", data.count)
+            line.add("ms", milliseconds: elapsed.milliseconds)
+            if json {
+                print(line.text)
+            } else {
+                let animation = image.isAnimated ? ", \(image.frames.count) frames, loop \(image.loopCount)" : ""
+                print("\(file): \(image.format.rawValue) \(image.width)x\(image.height)\(animation), "
+                      + "\(data.count) bytes, \(String(format: "%.1f", elapsed.milliseconds)) ms")
+            }
+        } catch {
+            if json {
+                line.add("ok", false)
+                line.add("error", object: .error(error))
+                print(line.text)
+            }
+            CommandError.report(error, subject: file)
+            throw ExitCode.failure
+        }
+    }
+
+    private func readFile() throws -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw WebImageError(.invalidURL, "Cannot read \(file): \(error.localizedDescription)")
+        }
+    }
+
+    private func write(_ image: DecodedImage, to path: String) throws {
+        let data: Data
+        if path.hasSuffix(".rgba") {
+            data = Data(image.pixels.bytes)
+        } else {
+            data = try ImageCodersManager.shared.encode(image, as: .png, options: ImageEncodeOptions())
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw WebImageError(.cacheIOFailed, "Cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in (fractional) milliseconds.
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}
