@@ -115,18 +115,30 @@ struct WebPCoderTests {
         let options = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 400, height: 300))
         let thumb = try coder.decode(data, options: options)
         #expect(thumb.width == 400 && thumb.height == 295)
-        let full = try coder.decode(data, options: ImageDecodeOptions())
-        let reference = full.pixels.resampled(width: 400, height: 295)
-        let diff = try #require(WebPSamples.meanDifference(thumb.pixels, reference))
+
+        // Against area averaging, on a smaller photo to keep debug builds fast.
+        let flower = try Corpus.data("webp/pillow/flower.webp")  // 480×360
+        let small = try coder.decode(flower, options: ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 160, height: 160)))
+        #expect(small.width == 160 && small.height == 120)
+        let full = try coder.decode(flower, options: ImageDecodeOptions())
+        let reference = full.pixels.resampled(width: 160, height: 120)
+        let diff = try #require(WebPSamples.meanDifference(small.pixels, reference))
         #expect(diff < 3, "libwebp's scaler differs from area averaging by \(diff)")
+
+        // With alpha, libwebp's scaler must weigh colour by alpha as the resampler does.
+        let transparent = try Corpus.data("webp/pillow/transparent.webp")  // 200×150, lossy + ALPH
+        let alphaThumb = try coder.decode(transparent, options: ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 60, height: 60)))
+        let alphaReference = try coder.decode(transparent, options: ImageDecodeOptions()).pixels.resampled(width: 60, height: 45)
+        let alphaDiff = try #require(WebPSamples.meanDifference(alphaThumb.pixels, alphaReference))
+        #expect(alphaDiff < 3, "scaled alpha image differs by \(alphaDiff)")
 
         let stretched = try coder.decode(data, options: ImageDecodeOptions(
             thumbnailPixelSize: PixelSize(width: 100, height: 100), preserveAspectRatio: false))
         #expect(stretched.width == 100 && stretched.height == 100)
 
-        let animated = try coder.decode(Corpus.data("webp/sharp/animated-loop-3.webp"),
-                                        options: ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 185, height: 185)))
-        #expect(animated.width == 185 && animated.height == 143 && animated.frames.count == 10)
+        let animated = try coder.decode(Corpus.data("webp/sharp/rotating-squares.webp"),
+                                        options: ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 40, height: 60)))
+        #expect(animated.width == 40 && animated.height == 40 && animated.frames.count == 9)
 
         let limited = try coder.decode(data, options: ImageDecodeOptions(scaleDownLimitBytes: 100_000))
         #expect(limited.width * limited.height * 4 <= 100_000)

@@ -17,13 +17,21 @@ struct WebPIncrementalTests {
         return results
     }
 
-    /// Rows whose alpha is not all zero: how far a partial image has got.
+    /// How far a partial image has got: the rows above the transparent rows at the bottom.
     static func paintedRows(_ p: PixelBuffer) -> Int {
-        (0..<p.height).filter { y in stride(from: 3, to: p.width * 4, by: 4).contains { p.bytes[y * p.width * 4 + $0] != 0 } }.count
+        p.bytes.withUnsafeBufferPointer { bytes in
+            var row = p.height
+            while row > 0 {
+                let start = (row - 1) * p.width * 4
+                if stride(from: start + 3, to: start + p.width * 4, by: 4).contains(where: { bytes[$0] != 0 }) { break }
+                row -= 1
+            }
+            return row
+        }
     }
 
     @Test("a lossy still grows row by row, then equals the one-shot decode",
-          arguments: ["webp/wuffs/harvesters.lossy.webp", "webp/libwebp-test-data/lossless1.webp",
+          arguments: ["webp/pillow/flower.webp", "webp/libwebp-test-data/lossless1.webp",
                       "webp/libwebp-test-data/lossy_alpha1.webp"])
     func partialsThenFinal(path: String) throws {
         let data = try Corpus.data(path)
@@ -44,7 +52,7 @@ struct WebPIncrementalTests {
     func finalEqualsOneShot(_ entry: Corpus.Entry) throws {
         let data = try entry.data()
         for options in [ImageDecodeOptions(), ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 60, height: 40))] {
-            let final = try #require(try Self.feed(data, steps: 5, options: options).last ?? nil)
+            let final = try #require(try Self.feed(data, steps: 3, options: options).last ?? nil)
             #expect(final == (try coder.decode(data, options: options)))
         }
     }
