@@ -17,6 +17,7 @@ import Foundation
 /// let lossless = try WebPCoder().encode(image, as: .webp, options: .init(lossless: true))
 /// ```
 public struct WebPCoder: ProgressiveImageCoder {
+    /// Creates the coder; it has no settings.
     public init() {}
 
     // MARK: Decoding

@@ -52,19 +52,20 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
                     return isComplete ? try oneShot(data) : nil
                 }
             }
-            try append(&s, data)
-            switch s.status {
-            case VP8_STATUS_OK where isComplete:
+            append(&s, data)
+            if s.status == VP8_STATUS_OK && isComplete {
                 let image = try finalImage(&s, data)
                 s.finished = image
                 Self.release(&s)
                 return image
-            case VP8_STATUS_OK, VP8_STATUS_SUSPENDED:
-                // A failed complete decode goes through the one-shot path for its exact error.
-                return isComplete ? try oneShot(data) : partialImage(s)
-            default:
+            }
+            // Complete data libwebp could not finish takes the one-shot path, so the
+            // outcome (and the error) is exactly a one-shot decode's.
+            if isComplete { return try oneShot(data) }
+            guard s.status == VP8_STATUS_OK || s.status == VP8_STATUS_SUSPENDED else {
                 throw WebPCoder.error(for: s.status)
             }
+            return partialImage(s)
         }
     }
 
@@ -100,7 +101,7 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
     }
 
     /// Feeds libwebp the bytes it has not seen yet.
-    private func append(_ s: inout State, _ data: Data) throws(WebImageError) {
+    private func append(_ s: inout State, _ data: Data) {
         guard let decoder = s.decoder, data.count > s.appended, s.status == VP8_STATUS_SUSPENDED else { return }
         s.status = data.withUnsafeBytes { raw in
             let new = UnsafeRawBufferPointer(rebasing: raw[s.appended...])
