@@ -149,6 +149,9 @@ struct WebPCoderTests {
         let data = WebPSamples.vp8xHeader(width: 100_000, height: 100_000)
         #expect(coder.canDecode(data))
         #expect(WebPSamples.errorCode { try coder.decode(data, options: ImageDecodeOptions()) } == .imageTooLarge)
+        // A simple lossless header at WebP's largest size: 16384×16384 is over 100 million.
+        let lossless = WebPSamples.vp8lHeader(width: 16_384, height: 16_384)
+        #expect(WebPSamples.errorCode { try coder.decode(lossless, options: ImageDecodeOptions()) } == .imageTooLarge)
         // Also for the largest animated canvas, and through the shared manager.
         let animated = WebPSamples.vp8xHeader(width: 1 << 24, height: 1 << 24, flags: 0x02)
         #expect(WebPSamples.errorCode { try ImageCodersManager.shared.decode(animated, options: ImageDecodeOptions()) } == .imageTooLarge)

@@ -50,4 +50,13 @@ enum WebPSamples {
         bytes += le24(width - 1) + le24(height - 1)
         return Data(bytes)
     }
+
+    /// A simple-format lossless (VP8L) WebP header declaring `width`×`height` (each at most 16384).
+    static func vp8lHeader(width: Int, height: Int) -> Data {
+        let bits = (width - 1) | (height - 1) << 14
+        var bytes = Array("RIFF".utf8) + [18, 0, 0, 0] + Array("WEBP".utf8)
+        bytes += Array("VP8L".utf8) + [6, 0, 0, 0, 0x2F]
+        bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24 & 0xFF), 0]
+        return Data(bytes)
+    }
 }
