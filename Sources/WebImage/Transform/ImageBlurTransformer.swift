@@ -8,6 +8,7 @@ public struct ImageBlurTransformer: ImageTransformer {
     /// Standard deviation in pixels; clamped to ``PixelBuffer/maxBlurRadius``.
     public var radius: Double
 
+    /// Creates a blur with standard deviation `radius` pixels.
     public init(radius: Double) {
         self.radius = radius
     }

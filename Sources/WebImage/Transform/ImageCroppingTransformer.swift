@@ -7,6 +7,7 @@ public struct ImageCroppingTransformer: ImageTransformer {
     /// The region to keep, in pixels of the source image.
     public var rect: PixelRect
 
+    /// Creates a crop to `rect` (source pixels, clipped to the image).
     public init(rect: PixelRect) {
         self.rect = rect
     }

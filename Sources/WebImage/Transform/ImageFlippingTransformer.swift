@@ -8,6 +8,7 @@ public struct ImageFlippingTransformer: ImageTransformer {
     /// Swap top and bottom.
     public var vertical: Bool
 
+    /// Creates a flip along the chosen axes.
     public init(horizontal: Bool, vertical: Bool) {
         self.horizontal = horizontal
         self.vertical = vertical

@@ -7,6 +7,7 @@ public struct ImagePipelineTransformer: ImageTransformer {
     /// The transformers, applied first to last.
     public var transformers: [any ImageTransformer]
 
+    /// Creates a pipeline running `transformers` first to last.
     public init(_ transformers: [any ImageTransformer]) {
         self.transformers = transformers
     }

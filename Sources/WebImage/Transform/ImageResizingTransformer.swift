@@ -24,6 +24,7 @@ public struct ImageResizingTransformer: ImageTransformer {
     /// How the aspect ratio is treated; see ``Mode``.
     public var mode: Mode
 
+    /// Creates a resize to `size` pixels; `mode` defaults to ``Mode/fill``.
     public init(size: PixelSize, mode: Mode = .fill) {
         self.size = size
         self.mode = mode

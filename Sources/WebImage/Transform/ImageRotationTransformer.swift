@@ -14,6 +14,7 @@ public struct ImageRotationTransformer: ImageTransformer {
     /// the corners that leave it are cut off.
     public var fitSize: Bool
 
+    /// Creates a rotation by `angle` degrees counter-clockwise; `fitSize` defaults to `true`.
     public init(angle: Double, fitSize: Bool = true) {
         self.angle = angle
         self.fitSize = fitSize

@@ -11,13 +11,20 @@
 public struct ImageRoundCornerTransformer: ImageTransformer {
     /// Which corners to round.
     public struct Corners: OptionSet, Sendable, Hashable {
+        /// Bit 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right.
         public let rawValue: UInt8
+        /// Creates a set from its bits; see ``rawValue``.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+        /// The top-left corner.
         public static let topLeft = Corners(rawValue: 1 << 0)
+        /// The top-right corner.
         public static let topRight = Corners(rawValue: 1 << 1)
+        /// The bottom-left corner.
         public static let bottomLeft = Corners(rawValue: 1 << 2)
+        /// The bottom-right corner.
         public static let bottomRight = Corners(rawValue: 1 << 3)
+        /// All four corners.
         public static let all: Corners = [.topLeft, .topRight, .bottomLeft, .bottomRight]
 
         /// The form used in keys: `all`, `none` or names joined by `+`.
@@ -39,6 +46,7 @@ public struct ImageRoundCornerTransformer: ImageTransformer {
     /// Border colour, blended over the image by its alpha. Default: transparent.
     public var borderColor: RGBA
 
+    /// Creates a round-corner transform; by default all corners and no border.
     public init(
         radius: Double, corners: Corners = .all,
         borderWidth: Double = 0, borderColor: RGBA = RGBA(r: 0, g: 0, b: 0, a: 0)

@@ -9,6 +9,7 @@ public struct ImageTintTransformer: ImageTransformer {
     /// The tint; its alpha is the blend strength.
     public var color: RGBA
 
+    /// Creates a tint with `color`, blended by its alpha.
     public init(color: RGBA) {
         self.color = color
     }

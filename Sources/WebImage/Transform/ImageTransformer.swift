@@ -23,6 +23,9 @@
 /// transformed at all is the caller's decision (SDWebImage's `transformAnimatedImage`);
 /// ``ImageTransformers/apply(_:to:forKey:transformAnimatedImage:)`` applies that rule.
 ///
+/// Sizes and positions are in pixels; the image's `scale`, `format`, `orientation`,
+/// frame durations and loop count are kept.
+///
 /// Transformers are `Sendable` and stateless: ``transform(_:forKey:)`` may run on any
 /// thread, several at once. It is CPU-bound, so call it off latency-sensitive threads.
 public protocol ImageTransformer: Sendable {

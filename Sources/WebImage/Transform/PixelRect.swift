@@ -1,10 +1,15 @@
 /// A rectangle in whole pixels, origin at the top-left corner, y growing downwards.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+    /// Left edge, in pixels.
     public var x: Int
+    /// Top edge, in pixels.
     public var y: Int
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// Creates a rectangle; values may reach outside an image and are clipped when used.
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
