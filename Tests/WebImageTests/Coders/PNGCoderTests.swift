@@ -93,7 +93,7 @@ struct PNGCoderTests {
         // 3×2 RGB with varied values; the 16-bit file stores each value v as v·257.
         let values: [UInt8] = [0, 1, 127, 128, 254, 255, 10, 20, 30, 200, 100, 50, 7, 77, 177, 33, 66, 99]
         let eight = PNGSynth.png(width: 3, height: 2, depth: 8, colorType: 2, samples: values)
-        let sixteen = PNGSynth.png(width: 3, height: 2, depth: 16, colorType: 2, samples: values.flatMap { [$0, $0] })
+        let sixteen = PNGSynth.png(width: 3, height: 2, depth: 16, colorType: 2, samples: values.flatMap { v -> [UInt8] in [v, v] })
         let a = try coder.decode(eight, options: .init())
         let b = try coder.decode(sixteen, options: .init())
         #expect(a.pixels == b.pixels)
@@ -113,14 +113,26 @@ struct PNGCoderTests {
 
     @Test("an eXIf orientation is read and applied, unless turned off")
     func exifOrientation() throws {
-        let data = try Corpus.data("png/sdwebimage/TestEXIF.png")
+        // 3×2 stored; orientation 6 (rotate 90° clockwise) displays 2×3.
+        let reds: [UInt8] = [0, 1, 2, 3, 4, 5]
+        var samples: [UInt8] = []
+        for red in reds { samples += [red, 0, 0] }
+        var data = PNGSynth.png(width: 3, height: 2, depth: 8, colorType: 2, samples: samples)
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        data.insert(contentsOf: PNGSynth.chunk("eXIf", tiff), at: 33)  // after IHDR
         let upright = try coder.decode(data, options: .init())
+        #expect(upright.orientation == .right)
+        #expect(upright.width == 2 && upright.height == 3)
+        // Rotating clockwise puts the bottom-left stored pixel (red 3) at the top left.
+        #expect(upright.pixels[0, 0]?.r == 3 && upright.pixels[1, 0]?.r == 0)
         let stored = try coder.decode(data, options: .init(applyOrientation: false))
-        #expect(upright.orientation == stored.orientation)
-        if upright.orientation.swapsDimensions {
-            #expect(upright.width == stored.height && upright.height == stored.width)
-        }
-        #expect(upright.orientation == .up ? upright.pixels == stored.pixels : upright.pixels != stored.pixels)
+        #expect(stored.orientation == .right && stored.width == 3 && stored.pixels[0, 1]?.r == 3)
+    }
+
+    @Test("the corpus eXIf file declares orientation 6")
+    func corpusEXIF() throws {
+        let image = try coder.decode(try Corpus.data("png/image-png/F-exif-chunk-early.png"), options: .init())
+        #expect(image.orientation == .right)
     }
 
     @Test("encode then decode is lossless, with and without alpha",

@@ -50,6 +50,13 @@ enum PNGSynth {
         return out
     }
 
+    /// `count` copies of one pixel's bytes.
+    static func fill(_ pixel: [UInt8], count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        for _ in 0..<count { out += pixel }
+        return out
+    }
+
     static func ihdr(width: Int, height: Int, depth: UInt8, colorType: UInt8) -> [UInt8] {
         be32(UInt32(width)) + be32(UInt32(height)) + [depth, colorType, 0, 0, 0]
     }
