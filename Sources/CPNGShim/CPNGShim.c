@@ -137,7 +137,7 @@ static void cpng_push_on_info(png_structp png, png_infop info) {
     cpng_push *p = png_get_progressive_ptr(png);
     cpng_configure(png, info, &p->header);
     /* No interlace handling: pass rows arrive as they are and are placed here. */
-    png_start_read_image(png);
+    png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)p->header.width * 4) {
         png_error(png, "Unexpected row size after transformations");
     }

@@ -12,6 +12,7 @@ import Foundation
 /// A stateless value: safe to call from many threads at once. Decoding blocks, so
 /// run it off the caller's thread (``DecodeQueue``).
 public struct PNGCoder: ProgressiveImageCoder {
+    /// A PNG coder; it holds no state.
     public init() {}
 
     // MARK: Decoding
