@@ -118,8 +118,9 @@ public final class PNGIncrementalDecoder: ProgressiveImageDecoder {
               let buffer = PixelBuffer(width: state.width, height: state.height, bytes: Array(pixels))
         else { return nil }
         let orientation = data.withUnsafeBytes { PNGCoder.orientation(in: $0, chunks: chunks) }
+        let animated = chunks.contains { $0.type == PNGChunk.actl }
         return DecodedImage(
             pixels: PNGCoder.finish(buffer, orientation: orientation, options: options),
-            format: .png, scale: options.scale, isIncremental: isIncremental, orientation: orientation)
+            format: animated ? .apng : .png, scale: options.scale, isIncremental: isIncremental, orientation: orientation)
     }
 }

@@ -33,6 +33,13 @@ struct APNGTests {
         #expect(image.frames.map(\.duration) == [0.1, 0.05, 0.25, 1])
     }
 
+    @Test("a real file's frame delays")
+    func corpusTiming() throws {
+        let image = try coder.decode(try Corpus.data("png/wuffs/animated-red-blue.apng"), options: .init())
+        #expect(image.frames.map(\.duration) == [0.1, 0.2, 0.3, 0.4])
+        #expect(abs(image.duration - 1.0) < 1e-9)
+    }
+
     /// A 4×4 APNG exercising each dispose and blend op:
     /// 0. opaque red everywhere (source, dispose none);
     /// 1. 2×2 blue at alpha 128 at (1,1), blended over, then disposed to background;

@@ -81,8 +81,20 @@ struct PNGIncrementalTests {
         let data = try Corpus.data("png/wuffs/animated-red-blue.apng")
         let (partials, final) = try feed(data, step: 64)
         #expect(!partials.isEmpty)
-        #expect(partials.allSatisfy { $0.frames.count == 1 && $0.isIncremental })
+        #expect(partials.allSatisfy { $0.frames.count == 1 && $0.isIncremental && $0.format == .apng })
         #expect(try #require(final).frames.count == 4)
+    }
+
+    @Test("nothing is shown before the first row, nor for an APNG whose default image is hidden")
+    func nothingYet() throws {
+        let data = try Corpus.data("png/wuffs/hippopotamus.regular.png")
+        #expect(try coder.makeIncrementalDecoder(options: .init()).decode(data.prefix(40), isComplete: false) == nil)
+        let hidden = PNGSynth.apng(width: 2, height: 2, plays: 0, frames: [
+            .init(width: 2, height: 2, rgba: PNGSynth.fill([0, 255, 0, 255], count: 4)),
+        ], hiddenDefault: PNGSynth.fill([0, 0, 255, 255], count: 4))
+        let decoder = coder.makeIncrementalDecoder(options: .init())
+        #expect(try decoder.decode(hidden.prefix(hidden.count - 12), isComplete: false) == nil)
+        #expect(try decoder.decode(hidden, isComplete: true)?.pixels[0, 0] == RGBA(r: 0, g: 255, b: 0))
     }
 
     @Test("truncated and corrupt files never crash: partials or errors", arguments: [
@@ -127,3 +139,4 @@ struct PNGIncrementalTests {
         #expect(try decoder.decode(data, isComplete: true) == (try coder.decode(data, options: .init())))
     }
 }
+
