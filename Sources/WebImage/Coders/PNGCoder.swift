@@ -30,9 +30,11 @@ public struct PNGCoder: ProgressiveImageCoder {
     ///   ``WebImageError/Code/imageTooLarge`` over ``ImageDecodeOptions/maxPixelCount``.
     public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { p in
-            let (chunks, _) = PNGChunk.scan(p)
+            let (chunks, complete) = PNGChunk.scan(p)
             let orientation = Self.orientation(in: p, chunks: chunks)
             if let animation = try APNGReader(p, chunks: chunks) {
+                // libpng rejects a still image without IEND; an animation is held to the same rule.
+                guard complete else { throw WebImageError.badImageData("APNG: the data ends before IEND") }
                 return try animation.decode(p, options: options, orientation: orientation)
             }
             let pixels = try PNGStillDecoder.decode(p) { width, height in

@@ -97,7 +97,10 @@ public final class PNGIncrementalDecoder: ProgressiveImageDecoder {
             cpng_push_info(reader, &info)
             let width = Int(info.width), height = Int(info.height)
             try options.checkPixelLimit(width: width, height: height)
-            let pixels = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: width * height * 4)
+            guard let byteCount = PixelBuffer.byteCount(width: width, height: height) else {
+                throw WebImageError.imageTooLarge("PNG: \(width)x\(height) does not fit in memory")
+            }
+            let pixels = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: byteCount)
             pixels.initialize(repeating: 0)
             state.pixels = pixels
             state.width = width

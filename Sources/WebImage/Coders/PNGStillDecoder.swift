@@ -23,9 +23,12 @@ enum PNGStillDecoder {
         }
         let width = Int(info.width), height = Int(info.height)
         try checkSize(width, height)
+        guard let byteCount = PixelBuffer.byteCount(width: width, height: height) else {
+            throw WebImageError.imageTooLarge("PNG: \(width)x\(height) does not fit in memory")
+        }
         var status = CPNG_OK
         let pixels = PixelBuffer(width: width, height: height) { buffer in
-            guard let out = buffer.baseAddress else {
+            guard let out = buffer.baseAddress, buffer.count == byteCount else {
                 status = CPNG_ERROR
                 return
             }

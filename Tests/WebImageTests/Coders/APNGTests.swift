@@ -147,4 +147,37 @@ struct APNGTests {
         let again = try coder.decode(try coder.encode(image, as: .png, options: .init()), options: .init())
         #expect(again.frames.count == 1 && again.pixels == image.pixels)
     }
+    @Test("damaged bytes anywhere give an image or a WebImageError, never a crash",
+          arguments: ["png/wuffs/animated-red-blue.apng", "png/pngsuite/basi3p02.png", "png/pngsuite/tbrn2c08.png"])
+    func damaged(path: String) throws {
+        let original = try Corpus.data(path)
+        // A fixed pseudo-random walk, so a failure reproduces.
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<150 {
+            var data = original
+            for _ in 0..<3 {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let index = Int((seed >> 33) % UInt64(data.count - 8)) + 8
+                data[index] = UInt8(truncatingIfNeeded: seed >> 13)
+            }
+            do {
+                let image = try coder.decode(data, options: .init())
+                #expect(image.frames.allSatisfy { $0.pixels.bytes.count == image.width * image.height * 4 })
+            } catch let error as WebImageError {
+                #expect(error.code == .badImageData || error.code == .imageTooLarge, "\(error)")
+            }
+            let decoder = coder.makeIncrementalDecoder(options: .init())
+            _ = try? decoder.decode(data.prefix(data.count / 2), isComplete: false)
+            _ = try? decoder.decode(data, isComplete: true)
+        }
+    }
+
+    @Test("a truncated animation fails like a truncated still image")
+    func truncated() throws {
+        let data = try Corpus.data("png/wuffs/muybridge.apng")
+        for length in [data.count - 12, data.count / 2, 100] {
+            let error = try #require(throws: WebImageError.self) { try coder.decode(data.prefix(length), options: .init()) }
+            #expect(error.code == .badImageData)
+        }
+    }
 }
