@@ -88,7 +88,7 @@ struct APNGReader {
                 break
             }
         }
-        // A trailing fcTL without data (a truncated file) shows nothing.
+        // An fcTL with no data after it has nothing to show.
         frames.removeAll { $0.data.isEmpty }
         guard !frames.isEmpty else { return nil }
         self.frames = frames

@@ -56,11 +56,12 @@ public final class PNGIncrementalDecoder: ProgressiveImageDecoder {
     /// The finished image: from the progressive reader's buffer when it read to `IEND`,
     /// otherwise (an animation, or data given all at once) a one-shot decode.
     private func final(_ data: Data, _ state: inout State) throws -> DecodedImage {
-        if state.failure == nil, !state.finished, state.reader != nil {
+        // The progressive reader only knows the default image; animations decode in one go.
+        let animated = data.withUnsafeBytes { ImageFormat.detect($0) } == .apng
+        if !animated, state.failure == nil, !state.finished, state.reader != nil {
             _ = try? feed(data, &state)
         }
         let chunks = data.withUnsafeBytes { PNGChunk.scan($0).chunks }
-        let animated = data.withUnsafeBytes { ImageFormat.detect($0) } == .apng
         guard state.finished, !animated, let image = snapshot(data, chunks: chunks, state, isIncremental: false) else {
             return try PNGCoder().decode(data, options: options)
         }
