@@ -249,21 +249,26 @@ static void cpng_flush_memory(png_structp png) { (void)png; }
 int cpng_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int keep_alpha,
                 uint8_t **out, size_t *out_size, char *message, size_t message_size) {
     char error[CPNG_MESSAGE_SIZE] = {0};
-    cpng_sink sink = {NULL, 0, 0};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, error, cpng_on_error, cpng_on_warning);
+    /* On the heap: locals changed between setjmp and longjmp are indeterminate afterwards. */
+    cpng_sink *sink = calloc(1, sizeof(cpng_sink));
+    png_structp png = sink != NULL
+        ? png_create_write_struct(PNG_LIBPNG_VER_STRING, error, cpng_on_error, cpng_on_warning)
+        : NULL;
     png_infop info = png != NULL ? png_create_info_struct(png) : NULL;
     if (png == NULL || info == NULL) {
         png_destroy_write_struct(&png, &info);
+        free(sink);
         snprintf(message, message_size, "Out of memory");
         return CPNG_ERROR;
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        free(sink.data);
+        free(sink->data);
+        free(sink);
         snprintf(message, message_size, "%s", error);
         return CPNG_ERROR;
     }
-    png_set_write_fn(png, &sink, cpng_write_memory, cpng_flush_memory);
+    png_set_write_fn(png, sink, cpng_write_memory, cpng_flush_memory);
     png_set_IHDR(png, info, width, height, 8, keep_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
@@ -274,8 +279,9 @@ int cpng_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t str
     }
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
-    *out = sink.data;
-    *out_size = sink.size;
+    *out = sink->data;
+    *out_size = sink->size;
+    free(sink);
     return CPNG_OK;
 }
 
