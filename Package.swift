@@ -19,10 +19,12 @@ let package = Package(
         .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
+        // libpng reports errors by longjmp; this C shim keeps every jump inside C.
+        .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CGIF", "CWebP",
+                "CJPEG", "CPNG", "CPNGShim", "CGIF", "CWebP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

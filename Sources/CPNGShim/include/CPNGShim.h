@@ -1,0 +1,72 @@
+#ifndef CPNGSHIM_H
+#define CPNGSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* libpng reports fatal errors with longjmp. Every setjmp and every libpng call that
+ * can longjmp lives in CPNGShim.c, so a jump never crosses a Swift frame: each entry
+ * point here returns a status and, on failure, a message in the decoder's buffer. */
+
+#define CPNG_OK 0
+#define CPNG_ERROR 1
+/* The push reader consumed everything it was given and wants more bytes. */
+#define CPNG_NEED_MORE 2
+/* The push reader parsed the header and stopped: give it a pixel buffer, then feed again. */
+#define CPNG_HEADER_READY 3
+/* The push reader reached IEND. */
+#define CPNG_DONE 4
+
+#define CPNG_MESSAGE_SIZE 256
+
+/// Header facts of a PNG stream, valid after the header was read.
+typedef struct cpng_info {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;
+    int color_type;
+    int interlaced;
+} cpng_info;
+
+/// A one-shot decoder over a memory buffer (which must outlive it).
+typedef struct cpng_decoder cpng_decoder;
+
+/// Creates a decoder reading `size` bytes at `data`; NULL when out of memory.
+cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size);
+/// Reads the signature and the chunks up to the first IDAT and sets up RGBA8 output.
+int cpng_decoder_read_header(cpng_decoder *d, cpng_info *info);
+/// Decodes the whole image into `rgba` (height rows of `stride` bytes, at least width * 4),
+/// then reads the chunks after the image data up to IEND, checking their CRCs.
+int cpng_decoder_read_image(cpng_decoder *d, uint8_t *rgba, size_t stride);
+/// The message of the last failure (empty when none).
+const char *cpng_decoder_message(const cpng_decoder *d);
+void cpng_decoder_destroy(cpng_decoder *d);
+
+/// A progressive (push) decoder fed bytes as they arrive.
+typedef struct cpng_push cpng_push;
+
+cpng_push *cpng_push_create(void);
+/// Feeds `size` bytes (all are taken). After CPNG_HEADER_READY the reader holds the bytes it
+/// has not parsed yet: call `cpng_push_set_output`, then feed again (zero bytes is fine).
+/// Returns CPNG_NEED_MORE, CPNG_HEADER_READY, CPNG_DONE or CPNG_ERROR.
+int cpng_push_feed(cpng_push *p, const uint8_t *data, size_t size);
+/// Header facts; valid once CPNG_HEADER_READY was returned.
+void cpng_push_info(const cpng_push *p, cpng_info *info);
+/// The zero-filled RGBA buffer (height rows of width * 4 bytes) rows are written into.
+/// Interlaced passes fill the blocks each pixel stands for, so early passes show a coarse image.
+void cpng_push_set_output(cpng_push *p, uint8_t *rgba);
+/// How many rows (of all interlace passes together) were delivered so far.
+uint32_t cpng_push_rows_done(const cpng_push *p);
+const char *cpng_push_message(const cpng_push *p);
+void cpng_push_destroy(cpng_push *p);
+
+/// Encodes RGBA rows as an 8-bit PNG, RGBA when `keep_alpha` is nonzero, otherwise RGB.
+/// On success `*out` holds `*out_size` bytes to release with `cpng_free`.
+int cpng_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int keep_alpha,
+                uint8_t **out, size_t *out_size, char *message, size_t message_size);
+void cpng_free(void *p);
+
+/// The PNG chunk CRC (CRC-32 of type and data).
+uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t size);
+
+#endif

@@ -1,0 +1,122 @@
+import CPNGShim
+import Foundation
+
+/// Decodes PNG and APNG, and encodes PNG, with the system libpng.
+///
+/// Every valid PNG decodes to 8-bit RGBA (palettes, `tRNS`, gray, 16-bit and Adam7
+/// interlacing included); corrupt data, CRC errors included, throws
+/// ``WebImageError/Code/badImageData``. libpng here knows nothing of APNG, so
+/// animations are read chunk by chunk and each frame goes through libpng on its own
+/// (see `APNGReader`). EXIF orientation comes from an `eXIf` chunk.
+///
+/// A stateless value: safe to call from many threads at once. Decoding blocks, so
+/// run it off the caller's thread (``DecodeQueue``).
+public struct PNGCoder: ProgressiveImageCoder {
+    /// A PNG coder; it holds no state.
+    public init() {}
+
+    // MARK: Decoding
+
+    /// PNG and APNG, by signature.
+    public func canDecode(_ data: Data) -> Bool {
+        let format = ImageFormat.detect(data)
+        return format == .png || format == .apng
+    }
+
+    /// Decodes every frame (or the first, with ``ImageDecodeOptions/firstFrameOnly``),
+    /// checking the pixel limit from the header before allocating.
+    ///
+    /// - Throws: ``WebImageError/Code/badImageData`` for corrupt or truncated data,
+    ///   ``WebImageError/Code/imageTooLarge`` over ``ImageDecodeOptions/maxPixelCount``.
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+        try data.withUnsafeBytes { p in
+            let (chunks, complete) = PNGChunk.scan(p)
+            let orientation = Self.orientation(in: p, chunks: chunks)
+            if let animation = try APNGReader(p, chunks: chunks) {
+                // libpng rejects a still image without IEND; an animation is held to the same rule.
+                guard complete else { throw WebImageError.badImageData("APNG: the data ends before IEND") }
+                return try animation.decode(p, options: options, orientation: orientation)
+            }
+            let pixels = try PNGStillDecoder.decode(p) { width, height in
+                try options.checkPixelLimit(width: width, height: height)
+            }
+            return DecodedImage(
+                pixels: Self.finish(pixels, orientation: orientation, options: options),
+                format: .png, scale: options.scale, orientation: orientation)
+        }
+    }
+
+    // MARK: Encoding
+
+    /// PNG only; an animation is written as its first frame.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        format == .png
+    }
+
+    /// Writes the first frame as an 8-bit PNG: RGBA, or RGB when every pixel is opaque.
+    /// Lossless; `options.quality` is ignored.
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard format == .png else { throw WebImageError.unsupportedFormat("PNGCoder cannot encode \(format.rawValue)") }
+        let pixels = image.pixels
+        guard pixels.width > 0, pixels.height > 0,
+              let width = UInt32(exactly: pixels.width), let height = UInt32(exactly: pixels.height) else {
+            throw WebImageError(.encodingFailed, "PNG: cannot encode an empty image")
+        }
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: Int(CPNG_MESSAGE_SIZE))
+        let status = pixels.bytes.withUnsafeBufferPointer { rgba in
+            cpng_encode(rgba.baseAddress, width, height, pixels.bytesPerRow, pixels.hasAlpha ? 1 : 0,
+                        &out, &size, &message, message.count)
+        }
+        guard status == CPNG_OK, let out else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw WebImageError(.encodingFailed, "PNG: " + text)
+        }
+        defer { cpng_free(out) }
+        return Data(bytes: out, count: size)
+    }
+
+    // MARK: Progressive
+
+    /// Whether `data` starts like a PNG (8 bytes suffice).
+    public func canDecodeIncrementally(_ data: Data) -> Bool {
+        data.count >= 8 && data.prefix(8).elementsEqual(PNGChunk.signature)
+    }
+
+    /// A ``PNGIncrementalDecoder`` with these options.
+    public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any ProgressiveImageDecoder {
+        PNGIncrementalDecoder(options: options)
+    }
+
+    // MARK: Shared steps
+
+    /// The orientation an `eXIf` chunk declares, or `.up`.
+    static func orientation(in p: UnsafeRawBufferPointer, chunks: [PNGChunk]) -> Orientation {
+        guard let exif = chunks.first(where: { $0.type == PNGChunk.exif }) else { return .up }
+        var payload = UnsafeRawBufferPointer(rebasing: p[exif.data])
+        // Some writers keep the JPEG APP1 "Exif\0\0" prefix in the chunk.
+        if payload.count >= 6, payload.prefix(6).elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {
+            payload = UnsafeRawBufferPointer(rebasing: payload[6...])
+        }
+        return EXIFOrientation.parse(tiff: payload) ?? .up
+    }
+
+    /// Scales `pixels` down to the options' target size and turns them upright.
+    static func finish(_ pixels: PixelBuffer, orientation: Orientation, options: ImageDecodeOptions) -> PixelBuffer {
+        let turn = options.applyOrientation && orientation != .up
+        let swaps = turn && orientation.swapsDimensions
+        let display = swaps
+            ? PixelSize(width: pixels.height, height: pixels.width)
+            : PixelSize(width: pixels.width, height: pixels.height)
+        let target = options.targetSize(for: display)
+        var result = pixels
+        if target != display {
+            // Resample before turning: the smaller image is cheaper to turn.
+            result = swaps
+                ? result.resampled(width: target.height, height: target.width)
+                : result.resampled(width: target.width, height: target.height)
+        }
+        return turn ? result.oriented(orientation) : result
+    }
+}
