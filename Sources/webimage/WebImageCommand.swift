@@ -7,6 +7,6 @@ struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Load, cache and decode images (JPEG, PNG/APNG, GIF, WebP) from the command line.",
-        subcommands: []
+        subcommands: [CacheCommand.self]
     )
 }

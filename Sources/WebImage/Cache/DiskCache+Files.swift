@@ -100,15 +100,20 @@ extension DiskCache {
 
     /// Writes `data` to a temporary file beside `target`, then renames it over `target`.
     func writeFileAtomically(_ data: Data, toPath target: String) throws(WebImageError) {
-        var template = Array((path + "/.tmp-XXXXXX").utf8CString)
-        var fd = template.withUnsafeMutableBufferPointer { p in p.baseAddress.map { mkstemp($0) } ?? -1 }
+        var template: [CChar] = []
+        // mkstemp overwrites the X's, so every attempt starts from a fresh template.
+        func makeTemporary() -> Int32 {
+            template = Array((path + "/.tmp-XXXXXX").utf8CString)
+            return template.withUnsafeMutableBufferPointer { p in p.baseAddress.map { mkstemp($0) } ?? -1 }
+        }
+        var fd = makeTemporary()
         if fd < 0 && errno == ENOENT {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
                 throw WebImageError(.cacheIOFailed, "Cannot create the cache directory \(path)", underlying: error)
             }
-            fd = template.withUnsafeMutableBufferPointer { p in p.baseAddress.map { mkstemp($0) } ?? -1 }
+            fd = makeTemporary()
         }
         guard fd >= 0 else { throw Self.ioError("create a temporary file in \(path)") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -36,10 +36,15 @@ public final class ImageCache: ImageCaching {
     public init(namespace: String, directory: URL? = nil, config: Config = Config()) {
         self.config = config
         memoryCache = MemoryCache(totalCostLimit: config.maxMemoryCost, countLimit: config.maxMemoryCount)
-        let folder = directory.map { $0.appendingPathComponent(namespace, isDirectory: true) }
-            ?? DiskCache.defaultDirectory(namespace: namespace)
-        diskCache = DiskCache(directory: folder, config: config.diskConfig)
+        diskCache = DiskCache(directory: Self.diskDirectory(namespace: namespace, directory: directory), config: config.diskConfig)
         callbackQueue = config.callbackQueue ?? DispatchQueue(label: "WebImage.ImageCache(\(namespace)).callbacks")
+    }
+
+    /// The directory of the disk cache of `ImageCache(namespace:directory:)`:
+    /// `directory/namespace`, or ``DiskCache/defaultDirectory(namespace:)`` without a directory.
+    public static func diskDirectory(namespace: String, directory: URL?) -> URL {
+        directory.map { $0.appendingPathComponent(namespace, isDirectory: true) }
+            ?? DiskCache.defaultDirectory(namespace: namespace)
     }
 
     // MARK: Store

@@ -20,6 +20,11 @@ extension ImageCaching {
         let stage = Mutex(QueryStage.starting)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                // A task cancelled before it got here does not start the query at all.
+                if case .cancelled = stage.withLock({ $0 }) {
+                    continuation.resume(throwing: WebImageError.cancelled("The cache query was cancelled"))
+                    return
+                }
                 let operation = queryImage(forKey: key, options: options, context: context) {
                     continuation.resume(with: $0)
                 }
