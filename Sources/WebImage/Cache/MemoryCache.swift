@@ -13,8 +13,12 @@ import Synchronization
 /// cache.setValue(image, forKey: url, cost: image.cost)
 /// let hit = cache.value(forKey: url)
 /// ```
+///
+/// The hot paths are `@inlinable` so that callers in other modules get code specialized
+/// for their key and value types; unspecialized generic calls were 4× slower than a plain
+/// `Mutex<[Key: Value]>` in the benchmark.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let state: Mutex<LRUState<Key, Value>>
+    @usableFromInline let state: Mutex<LRUState<Key, Value>>
 
     /// Creates an empty cache. A limit of 0, the default, means no limit.
     public init(totalCostLimit: Int = 0, countLimit: Int = 0) {
@@ -52,11 +56,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public var count: Int { state.withLock { $0.slots.count } }
 
     /// The value for `key`, which becomes the most recently used entry; `nil` on a miss.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         state.withLock { $0.value(forKey: key) }
     }
 
     /// Whether `key` has an entry, without changing its recency.
+    @inlinable
     public func contains(_ key: Key) -> Bool {
         state.withLock { $0.index[key] != nil }
     }
@@ -66,6 +72,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// An entry whose `cost` alone exceeds ``totalCostLimit`` is not kept (and any old
     /// value for `key` is removed), so one huge image cannot flush the whole cache.
+    @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
         let evicted = state.withLock { $0.set(value, forKey: key, cost: max(0, cost)) }
         _ = evicted
@@ -73,6 +80,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Removes the entry for `key` and returns its value.
     @discardableResult
+    @inlinable
     public func removeValue(forKey key: Key) -> Value? {
         state.withLock { s -> Value? in
             guard let slot = s.index[key] else { return nil }
@@ -121,36 +129,50 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 ///
 /// Removal moves the last slot into the freed one, so the array never has holes and
 /// needs no free list; only the moved entry's dictionary index changes.
+@usableFromInline
 struct LRUState<Key: Hashable, Value> {
+    @usableFromInline
     struct Slot {
-        var key: Key
-        var value: Value
-        var cost: Int
-        var prev: Int
-        var next: Int
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
+        @usableFromInline var prev: Int
+        @usableFromInline var next: Int
+
+        @inlinable
+        init(key: Key, value: Value, cost: Int, prev: Int, next: Int) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.prev = prev
+            self.next = next
+        }
     }
 
-    var slots: [Slot] = []
-    var index: [Key: Int] = [:]
+    @usableFromInline var slots: [Slot] = []
+    @usableFromInline var index: [Key: Int] = [:]
     /// Most recent slot, or -1.
-    var head = -1
+    @usableFromInline var head = -1
     /// Least recent slot, or -1.
-    var tail = -1
-    var totalCost = 0
-    var costLimit: Int
-    var countLimit: Int
+    @usableFromInline var tail = -1
+    @usableFromInline var totalCost = 0
+    @usableFromInline var costLimit: Int
+    @usableFromInline var countLimit: Int
 
+    @inlinable
     init(costLimit: Int, countLimit: Int) {
         self.costLimit = costLimit
         self.countLimit = countLimit
     }
 
+    @inlinable
     mutating func value(forKey key: Key) -> Value? {
         guard let i = index[key] else { return nil }
         if i != head { moveToFront(i) }
         return slots[i].value
     }
 
+    @inlinable
     mutating func set(_ value: Value, forKey key: Key, cost: Int) -> [Value] {
         if costLimit > 0 && cost > costLimit {
             guard let i = index[key] else { return [] }
@@ -173,10 +195,12 @@ struct LRUState<Key: Hashable, Value> {
         return enforceLimits()
     }
 
+    @inlinable
     mutating func enforceLimits() -> [Value] {
         evict(toCost: costLimit > 0 ? costLimit : .max, toCount: countLimit > 0 ? countLimit : .max)
     }
 
+    @inlinable
     mutating func evict(toCost cost: Int, toCount count: Int) -> [Value] {
         var evicted: [Value] = []
         while tail >= 0 && (totalCost > cost || slots.count > count) {
@@ -185,6 +209,7 @@ struct LRUState<Key: Hashable, Value> {
         return evicted
     }
 
+    @inlinable
     mutating func moveToFront(_ i: Int) {
         unlink(i)
         slots[i].prev = -1
@@ -193,12 +218,14 @@ struct LRUState<Key: Hashable, Value> {
         head = i
     }
 
+    @inlinable
     mutating func unlink(_ i: Int) {
         let p = slots[i].prev, n = slots[i].next
         if p >= 0 { slots[p].next = n } else { head = n }
         if n >= 0 { slots[n].prev = p } else { tail = p }
     }
 
+    @inlinable
     mutating func remove(slot i: Int) -> Value {
         unlink(i)
         totalCost -= slots[i].cost
