@@ -113,15 +113,21 @@ struct ImageCacheQueryTests {
         cache.clearMemory()
         let calls = Mutex<[Result<ImageCacheQueryResult, WebImageError>]>([])
         let queue = DispatchQueue(label: "test.callbacks")
+        // Hold the I/O queue so the cancel surely comes before the disk read.
+        let gate = DispatchSemaphore(value: 0)
+        cache.diskCache.ioQueue.async { gate.wait() }
         let operation = cache.queryImage(forKey: "k", context: ImageCacheContext(callbackQueue: queue)) { result in
             calls.withLock { $0.append(result) }
         }
         operation.cancel()
         operation.cancel()
+        gate.signal()
         #expect(operation.isCancelled && operation.isFinished)
-        // Let any disk or decode work that was already running finish, then drain the queue.
-        try await Task.sleep(for: .milliseconds(200))
+        // Wait until the I/O queue passed the query's turn, then drain the callbacks.
+        await withCheckedContinuation { c in cache.diskCache.ioQueue.async { c.resume() } }
+        try await Task.sleep(for: .milliseconds(50))
         await withCheckedContinuation { c in queue.async { c.resume() } }
+        #expect(cache.imageFromMemory(forKey: "k") == nil)
         let delivered = calls.withLock { $0 }
         #expect(delivered.count == 1)
         if case .failure(let error) = delivered.first { #expect(error.code == .cancelled) } else { Issue.record("not cancelled") }
