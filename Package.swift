@@ -21,10 +21,12 @@ let package = Package(
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
         // libpng reports errors by longjmp; this C shim keeps every jump inside C.
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
+        // getxattr/setxattr, which Glibc's Swift module does not export.
+        .systemLibrary(name: "CXattr"),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CPNGShim", "CGIF", "CWebP",
+                "CJPEG", "CPNG", "CPNGShim", "CGIF", "CWebP", "CXattr",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -12,6 +12,7 @@ struct WebImageCommand: AsyncParsableCommand {
         abstract: "Load, cache and decode images (JPEG, PNG/APNG, GIF, WebP) from the command line.",
         subcommands: [
             DecodeCommand.self,
+            CacheCommand.self,
         ]
     )
 

@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+
+/// Cache key helpers with SDWebImage's rules: derived keys, scale and disk file names.
+///
+/// Keys are plain strings, normally the URL. A derived key (a thumbnail, a transformed
+/// image) inserts `-<suffix>` before the path extension and keeps query and fragment,
+/// so it still looks like, and sorts beside, the original URL. All functions are pure.
+public enum CacheKey {
+    /// The key for `key` transformed by something whose cache key is `suffix`.
+    ///
+    /// `http://foo/image.png?foo=bar#mark` + `T` gives `http://foo/image-T.png?foo=bar#mark`.
+    /// Without a path extension the suffix goes at the very end (`http://foo/image?a=1-T`),
+    /// as SDWebImage does.
+    public static func transformed(_ key: String, suffix: String) -> String {
+        let parts = Components(key)
+        guard let ext = parts.pathExtension else { return key + "-" + suffix }
+        let insert = parts.hasScheme ? percentEncodedPath(suffix) : suffix
+        let stem = parts.path.dropLast(ext.count + 1)
+        return parts.prefix + stem + "-" + insert + "." + ext + parts.suffix
+    }
+
+    /// The key under which a thumbnail of `key` decoded to fit `pixelSize` is kept.
+    public static func thumbnailed(_ key: String, pixelSize: PixelSize, preserveAspectRatio: Bool = true) -> String {
+        transformed(key, suffix: thumbnailSuffix(pixelSize: pixelSize, preserveAspectRatio: preserveAspectRatio))
+    }
+
+    /// The suffix naming a thumbnail size, e.g. `Thumbnail({400,300},1)`.
+    public static func thumbnailSuffix(pixelSize: PixelSize, preserveAspectRatio: Bool) -> String {
+        "Thumbnail({\(pixelSize.width),\(pixelSize.height)},\(preserveAspectRatio ? 1 : 0))"
+    }
+
+    /// The image scale a key names: 3 for `@3x.`, 2 for `@2x.` (also percent-encoded,
+    /// `%402x.`, in http(s) URLs), otherwise 1.
+    public static func scale(for key: String) -> Double {
+        guard key.utf8.count >= 8 else { return 1 }
+        let isURL = key.hasPrefix("http://") || key.hasPrefix("https://")
+        for factor in [2, 3] {
+            if key.contains("@\(factor)x.") { return Double(factor) }
+            if isURL && key.contains("%40\(factor)x.") { return Double(factor) }
+        }
+        return 1
+    }
+
+    /// The disk file name for `key`: lowercase hex MD5 of the key, plus the key's path
+    /// extension when it has one of at most 8 ASCII letters and digits (query and
+    /// fragment ignored), so tools recognise the files and no name grows unbounded.
+    public static func fileName(for key: String) -> String {
+        let digest = Insecure.MD5.hash(data: Data(key.utf8))
+        var name = ""
+        name.reserveCapacity(41)
+        for byte in digest {
+            name.append(hexDigits[Int(byte >> 4)])
+            name.append(hexDigits[Int(byte & 0x0F)])
+        }
+        if let ext = Components(key).pathExtension, ext.count <= 8,
+           ext.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) {
+            name += "." + ext
+        }
+        return name
+    }
+
+    private static let hexDigits = Array("0123456789abcdef")
+
+    private static func percentEncodedPath(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// A key split into `prefix` (scheme and authority), `path`, and `suffix` (query and
+    /// fragment, from the first `?` or `#`).
+    private struct Components {
+        var prefix: Substring
+        var path: Substring
+        var suffix: Substring
+        var hasScheme: Bool
+
+        init(_ key: String) {
+            let end = key.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? key.endIndex
+            var pathStart = key.startIndex
+            hasScheme = false
+            if let marker = key.range(of: "://"), marker.upperBound <= end,
+               key[..<marker.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+               !key[..<marker.lowerBound].isEmpty {
+                hasScheme = true
+                pathStart = key[marker.upperBound..<end].firstIndex(of: "/") ?? end
+            }
+            prefix = key[..<pathStart]
+            path = key[pathStart..<end]
+            suffix = key[end...]
+        }
+
+        /// The extension of the last path component, if it has a non-empty one.
+        var pathExtension: Substring? {
+            let last = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path
+            guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return nil }
+            let ext = last[last.index(after: dot)...]
+            return ext.isEmpty ? nil : ext
+        }
+    }
+}

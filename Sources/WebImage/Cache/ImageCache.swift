@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// A memory cache of decoded images in front of a disk cache of their encoded data.
+///
+/// SDWebImage's `SDImageCache` for servers and command-line tools. Keys are strings,
+/// normally the URL (see ``CacheKey`` for derived keys). Stores put the image in memory
+/// at once and write the disk in the background; queries look in memory, then on disk,
+/// decoding through ``DecodeQueue/shared`` and keeping the result in memory.
+///
+/// ```swift
+/// let cache = ImageCache(namespace: "thumbnails")
+/// try await cache.store(image, data: data, forKey: url.absoluteString)
+/// let hit = try await cache.queryImage(forKey: url.absoluteString)
+/// ```
+///
+/// Thread-safe. Disk work runs on the disk cache's I/O queue, decoding and encoding on
+/// the decode queue, and completions on ``Config/callbackQueue`` (by default a serial
+/// queue of the cache).
+public final class ImageCache: ImageCaching {
+    /// The shared cache: namespace `"default"` in the default directory.
+    public static let shared = ImageCache(namespace: "default")
+
+    /// The settings the cache was created with.
+    public let config: Config
+    /// The decoded images, weighed by ``DecodedImage/cost``.
+    public let memoryCache: MemoryCache<String, DecodedImage>
+    /// The encoded data.
+    public let diskCache: DiskCache
+    let callbackQueue: DispatchQueue
+    static let logger = Logger(label: "WebImage.ImageCache")
+
+    /// Creates a cache whose files live in `directory/namespace`, or with `directory`
+    /// `nil` (the default) in ``DiskCache/defaultDirectory(namespace:)``.
+    public init(namespace: String, directory: URL? = nil, config: Config = Config()) {
+        self.config = config
+        memoryCache = MemoryCache(totalCostLimit: config.maxMemoryCost, countLimit: config.maxMemoryCount)
+        diskCache = DiskCache(directory: Self.diskDirectory(namespace: namespace, directory: directory), config: config.diskConfig)
+        callbackQueue = config.callbackQueue ?? DispatchQueue(label: "WebImage.ImageCache(\(namespace)).callbacks")
+    }
+
+    /// The directory of the disk cache of `ImageCache(namespace:directory:)`:
+    /// `directory/namespace`, or ``DiskCache/defaultDirectory(namespace:)`` without a directory.
+    public static func diskDirectory(namespace: String, directory: URL?) -> URL {
+        directory.map { $0.appendingPathComponent(namespace, isDirectory: true) }
+            ?? DiskCache.defaultDirectory(namespace: namespace)
+    }
+
+    // MARK: Store
+
+    /// Stores `image` in memory now and, with `toDisk`, its `data` on disk in the
+    /// background; without `data` the image is encoded first (see
+    /// ``preferredEncodingFormat(for:)``). `completion` runs when the disk part is done.
+    ///
+    /// A failure without a completion is logged, never dropped.
+    public func store(
+        _ image: DecodedImage, data: Data? = nil, forKey key: String, toDisk: Bool = true,
+        completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
+    ) {
+        store(image, data: data, forKey: key, cacheType: toDisk ? .all : .memory, completion: completion)
+    }
+
+    /// ``store(_:data:forKey:toDisk:completion:)`` returning when the disk write is done.
+    ///
+    /// - Throws: ``WebImageError/Code/cacheIOFailed`` or ``WebImageError/Code/encodingFailed``.
+    public func store(_ image: DecodedImage, data: Data? = nil, forKey key: String, toDisk: Bool = true) async throws {
+        try await store(image, data: data, forKey: key, cacheType: toDisk ? .all : .memory)
+    }
+
+    // MARK: Lookups
+
+    /// The image in memory for `key`, without touching the disk. Runs on the caller's thread.
+    public func imageFromMemory(forKey key: String) -> DecodedImage? {
+        config.shouldCacheImagesInMemory ? memoryCache.value(forKey: key) : nil
+    }
+
+    /// The image decoded from the disk data for `key` (then also kept in memory), or
+    /// `nil` when there is none or it does not decode (an undecodable file is removed).
+    public func imageFromDisk(forKey key: String) async -> DecodedImage? {
+        let result = try? await queryImage(forKey: key, options: .queryDiskOnly)
+        return result?.image
+    }
+
+    /// The encoded data on disk for `key`, or `nil`.
+    public func diskImageData(forKey key: String) async -> Data? {
+        guard config.shouldUseDisk else { return nil }
+        return await diskCache.data(forKey: key)
+    }
+
+    /// Where `key` is cached: ``ImageCacheType/memory``, ``ImageCacheType/disk`` or
+    /// ``ImageCacheType/none``.
+    public func containsImage(forKey key: String) async -> ImageCacheType {
+        await containsImage(forKey: key, cacheType: .all)
+    }
+
+    /// Removes `key` from memory and, with `fromDisk` (the default), from disk.
+    public func removeImage(forKey key: String, fromDisk: Bool = true) async {
+        await removeImage(forKey: key, cacheType: fromDisk ? .all : .memory)
+    }
+
+    /// Empties the memory cache. Runs on the caller's thread.
+    public func clearMemory() {
+        memoryCache.removeAll()
+    }
+
+    /// Removes every file of the disk cache.
+    public func clearDisk() async {
+        await diskCache.removeAll()
+    }
+
+    /// Applies ``Config/maxDiskAge`` and ``Config/maxDiskSize`` to the disk cache.
+    public func deleteExpiredData() async {
+        await diskCache.removeExpiredData()
+    }
+
+    /// Exact bytes on disk.
+    public func totalDiskSize() async -> Int {
+        await diskCache.totalSize()
+    }
+
+    /// Exact number of entries on disk.
+    public func totalDiskCount() async -> Int {
+        await diskCache.totalCount()
+    }
+
+    /// The file that holds (or would hold) `key`'s data. Does no I/O.
+    public func cachePath(forKey key: String) -> String {
+        diskCache.cachePath(forKey: key)
+    }
+
+    // MARK: ImageCaching
+
+    public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+        if cacheType.includesMemory { memoryCache.removeValue(forKey: key) }
+        guard cacheType.includesDisk else {
+            if let completion { callbackQueue.async(execute: completion) }
+            return
+        }
+        diskCache.removeData(forKey: key) { [callbackQueue] in
+            if let completion { callbackQueue.async(execute: completion) }
+        }
+    }
+
+    public func containsImage(
+        forKey key: String, cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheType) -> Void
+    ) {
+        if cacheType.includesMemory, config.shouldCacheImagesInMemory, memoryCache.contains(key) {
+            callbackQueue.async { completion(.memory) }
+            return
+        }
+        guard cacheType.includesDisk, config.shouldUseDisk else {
+            callbackQueue.async { completion(.none) }
+            return
+        }
+        diskCache.containsData(forKey: key) { [callbackQueue] found in
+            callbackQueue.async { completion(found ? .disk : .none) }
+        }
+    }
+
+    public func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+        if cacheType.includesMemory { memoryCache.removeAll() }
+        guard cacheType.includesDisk else {
+            if let completion { callbackQueue.async(execute: completion) }
+            return
+        }
+        diskCache.removeAll { [callbackQueue] in
+            if let completion { callbackQueue.async(execute: completion) }
+        }
+    }
+}

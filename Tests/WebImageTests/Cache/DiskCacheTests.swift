@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("DiskCache: files, atomic writes, reads", .timeLimit(.minutes(2)))
+struct DiskCacheTests {
+    @Test("store then read back; the file is named by MD5 plus extension; counts are exact")
+    func roundTrip() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url.appendingPathComponent("ns"))
+        let key = "https://example.com/a/photo.jpg?size=large"
+        try await cache.store(Data("hello".utf8), forKey: key)
+        try await cache.store(Data(repeating: 7, count: 1000), forKey: "other")
+        #expect(await cache.data(forKey: key) == Data("hello".utf8))
+        #expect(cache.cachePath(forKey: key) == dir.path + "/ns/" + CacheKey.fileName(for: key))
+        #expect(cache.cachePath(forKey: key).hasSuffix(".jpg"))
+        #expect(FileManager.default.fileExists(atPath: cache.cachePath(forKey: key)))
+        #expect(await cache.totalCount() == 2)
+        #expect(await cache.totalSize() == 1005)
+        #expect(await cache.containsData(forKey: "other"))
+        #expect(await cache.data(forKey: "missing") == nil)
+        await cache.removeData(forKey: "other")
+        #expect(await cache.containsData(forKey: "other") == false)
+        #expect(await cache.totalCount() == 1)
+        await cache.removeAll()
+        #expect(await cache.totalCount() == 0 && cache.totalSizeIsZeroOnDisk)
+    }
+
+    @Test("replacing an entry leaves one file and no temporary files")
+    func replaceLeavesNoTemporaries() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url)
+        for i in 0..<5 { try await cache.store(Data(repeating: UInt8(i), count: 100 + i), forKey: "k") }
+        #expect(await cache.data(forKey: "k") == Data(repeating: 4, count: 104))
+        #expect(TemporaryDirectory.names(in: dir.url) == [CacheKey.fileName(for: "k")])
+    }
+
+    @Test("a read refreshes the access date explicitly")
+    func readRefreshesAccessDate() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url)
+        try await cache.store(Data("x".utf8), forKey: "k")
+        let path = cache.cachePath(forKey: "k")
+        try TemporaryDirectory.age(path, secondsAgo: 3 * 86400)
+        _ = await cache.data(forKey: "k")
+        let date = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+        #expect(abs(date.timeIntervalSinceNow) < 60)
+    }
+
+    @Test("an entry that cannot be read is a miss and is removed")
+    func unreadableFileIsRemoved() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url)
+        try await cache.store(Data("x".utf8), forKey: "k")
+        let path = cache.cachePath(forKey: "k")
+        // A symlink loop fails to open even for root, which ignores permission bits.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        #expect(await cache.data(forKey: "k") == nil)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil)
+        #expect(TemporaryDirectory.names(in: dir.url).isEmpty)
+    }
+
+    @Test("additional cache paths are searched read-only after the main directory")
+    func additionalPaths() async throws {
+        let dir = try TemporaryDirectory()
+        let extra = dir.url.appendingPathComponent("prefilled")
+        let seed = DiskCache(directory: extra)
+        try await seed.store(Data("seeded".utf8), forKey: "a")
+        let extraFile = seed.cachePath(forKey: "a")
+        try TemporaryDirectory.age(extraFile, secondsAgo: 30 * 86400)
+        let cache = DiskCache(directory: dir.url.appendingPathComponent("main"),
+                              config: .init(maxDiskAge: 86400, additionalCachePaths: [extra.path]))
+        #expect(await cache.data(forKey: "a") == Data("seeded".utf8))
+        #expect(await cache.containsData(forKey: "a"))
+        #expect(await cache.totalCount() == 0)
+        await cache.removeExpiredData()
+        await cache.removeData(forKey: "a")
+        await cache.removeAll()
+        #expect(FileManager.default.fileExists(atPath: extraFile))
+        let date = try #require(FileManager.default.attributesOfItem(atPath: extraFile)[.modificationDate] as? Date)
+        #expect(date.timeIntervalSinceNow < -29 * 86400)
+        try await cache.store(Data("own".utf8), forKey: "a")
+        #expect(await cache.data(forKey: "a") == Data("own".utf8))
+    }
+
+    @Test("two caches on one directory writing and reading the same keys never see a partial file")
+    func concurrentCachesNeverSeePartialFiles() async throws {
+        let dir = try TemporaryDirectory()
+        let caches = [DiskCache(directory: dir.url), DiskCache(directory: dir.url)]
+        // Each payload is one repeated byte with its length inside it, so any mix or cut shows.
+        func payload(_ n: Int) -> Data {
+            var data = Data(repeating: UInt8(n % 251), count: 64 * 1024 + n * 4099)
+            data.replaceSubrange(0..<8, with: withUnsafeBytes(of: data.count.bigEndian) { Data($0) })
+            return data
+        }
+        func isWhole(_ data: Data) -> Bool {
+            guard data.count > 8 else { return false }
+            let length = data.prefix(8).reduce(0) { $0 << 8 | Int($1) }
+            let fill = data[8]
+            return length == data.count && data.dropFirst(8).allSatisfy { $0 == fill }
+        }
+        let keys = (0..<4).map { "http://host/image\($0).png" }
+        let partial = await withTaskGroup(of: Int.self) { group in
+            for (c, cache) in caches.enumerated() {
+                group.addTask {
+                    for i in 0..<40 { try? await cache.store(payload(i * 2 + c), forKey: keys[i % keys.count]) }
+                    return 0
+                }
+                group.addTask {
+                    var bad = 0
+                    for i in 0..<200 {
+                        if let data = await cache.data(forKey: keys[i % keys.count]), !isWhole(data) { bad += 1 }
+                    }
+                    return bad
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(partial == 0)
+        for key in keys {
+            let data = try #require(await caches[0].data(forKey: key))
+            #expect(isWhole(data))
+        }
+        #expect(await caches[1].totalCount() == keys.count)
+    }
+
+    @Test("the default directory follows XDG_CACHE_HOME")
+    func defaultDirectory() {
+        let url = DiskCache.defaultDirectory(namespace: "ns")
+        let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"]
+        if let xdg, xdg.hasPrefix("/") {
+            #expect(url.path == URL(fileURLWithPath: xdg).appendingPathComponent("webimage/ns").path)
+        } else {
+            #expect(url.path.hasSuffix("/.cache/webimage/ns"))
+        }
+    }
+}
+
+extension DiskCache {
+    /// Whether the main directory holds no files at all (hidden ones included).
+    fileprivate var totalSizeIsZeroOnDisk: Bool {
+        TemporaryDirectory.names(in: directory).isEmpty
+    }
+}

@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+@Suite("ImageCache: store and helpers", .timeLimit(.minutes(2)))
+struct ImageCacheStoreTests {
+    static func makeCache(_ dir: TemporaryDirectory, configure: (inout ImageCache.Config) -> Void = { _ in }) -> ImageCache {
+        var config = ImageCache.Config()
+        config.coders = RawRGBACoder.manager()
+        configure(&config)
+        return ImageCache(namespace: "test", directory: dir.url, config: config)
+    }
+
+    @Test("a stored image is in memory when store returns and on disk when it completes")
+    func memoryNowDiskLater() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir)
+        let image = RawRGBACoder.image()
+        let data = try RawRGBACoder().encode(image, as: .png, options: .init())
+        let done = Mutex(false)
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            cache.store(image, data: data, forKey: "http://x/a.png") { result in
+                done.withLock { $0 = true }
+                c.resume(with: result)
+            }
+            #expect(cache.imageFromMemory(forKey: "http://x/a.png") == image)
+        }
+        #expect(done.withLock { $0 })
+        #expect(await cache.diskImageData(forKey: "http://x/a.png") == data)
+        #expect(cache.cachePath(forKey: "http://x/a.png") == dir.path + "/test/" + CacheKey.fileName(for: "http://x/a.png"))
+        #expect(await cache.containsImage(forKey: "http://x/a.png") == .memory)
+        cache.clearMemory()
+        #expect(await cache.containsImage(forKey: "http://x/a.png") == .disk)
+        #expect(await cache.totalDiskCount() == 1)
+        #expect(await cache.totalDiskSize() == data.count)
+        await cache.removeImage(forKey: "http://x/a.png")
+        #expect(await cache.containsImage(forKey: "http://x/a.png") == ImageCacheType.none)
+    }
+
+    @Test("without data the image is encoded: PNG with alpha, JPEG opaque, animations in their own format",
+          arguments: [
+            (255 as UInt8, 1, ImageFormat.png, ImageFormat.jpeg),
+            (128, 1, .jpeg, .png),
+            (255, 3, .gif, .gif),
+            (255, 3, .webp, .webp),
+            (255, 3, .apng, .apng),
+          ])
+    func encodesWhenNoData(alpha: UInt8, frames: Int, source: ImageFormat, expected: ImageFormat) async throws {
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir)
+        let image = RawRGBACoder.image(alpha: alpha, frames: frames, format: source)
+        try await cache.store(image, forKey: "k")
+        let data = try #require(await cache.diskImageData(forKey: "k"))
+        let decoded = try RawRGBACoder().decode(data, options: .init())
+        #expect(decoded.format == expected)
+        #expect(decoded.frames.count == frames)
+        #expect(decoded.pixels == image.pixels)
+    }
+
+    @Test("an image no coder can encode is reported as encodingFailed and is still in memory")
+    func encodingFailureIsReported() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir) { $0.coders = ImageCodersManager(coders: []) }
+        let image = RawRGBACoder.image()
+        let error = await #expect(throws: WebImageError.self) { try await cache.store(image, forKey: "k") }
+        #expect(error?.code == .encodingFailed)
+        #expect(cache.imageFromMemory(forKey: "k") == image)
+        #expect(await cache.diskImageData(forKey: "k") == nil)
+    }
+
+    @Test("a disk write that fails is reported as cacheIOFailed")
+    func writeFailureIsReported() async throws {
+        let dir = try TemporaryDirectory()
+        // The cache directory path is taken by a regular file, so nothing can be created in it.
+        try Data("in the way".utf8).write(to: dir.url.appendingPathComponent("test"))
+        let cache = Self.makeCache(dir)
+        let error = await #expect(throws: WebImageError.self) {
+            try await cache.store(RawRGBACoder.image(), data: Data("x".utf8), forKey: "k")
+        }
+        #expect(error?.code == .cacheIOFailed)
+    }
+
+    @Test("toDisk false and shouldUseDisk false keep the disk untouched")
+    func memoryOnlyStores() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir)
+        try await cache.store(RawRGBACoder.image(), data: Data("x".utf8), forKey: "k", toDisk: false)
+        #expect(await cache.containsImage(forKey: "k") == .memory)
+        cache.clearMemory()
+        #expect(await cache.containsImage(forKey: "k") == ImageCacheType.none)
+
+        let noDisk = Self.makeCache(dir) { $0.shouldUseDisk = false }
+        try await noDisk.store(RawRGBACoder.image(), data: Data("x".utf8), forKey: "k")
+        #expect(await noDisk.totalDiskCount() == 0)
+    }
+
+    @Test("memory limits from the config bound the memory cache; the default is a quarter of RAM")
+    func memoryLimits() throws {
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir) {
+            $0.maxMemoryCount = 2
+            $0.shouldUseDisk = false
+        }
+        for i in 0..<3 { cache.store(RawRGBACoder.image(seed: UInt8(i)), forKey: "k\(i)") }
+        #expect(cache.imageFromMemory(forKey: "k0") == nil)
+        #expect(cache.imageFromMemory(forKey: "k2") != nil)
+        let quarter = Int(ProcessInfo.processInfo.physicalMemory / 4)
+        #expect(ImageCache.Config().maxMemoryCost == quarter)
+        #expect(ImageCache.Config().maxDiskAge == 7 * 86400)
+    }
+
+    @Test("clear and deleteExpiredData through the cache")
+    func clearAndExpire() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir) { $0.maxDiskAge = 3600 }
+        try await cache.store(RawRGBACoder.image(), data: Data("a".utf8), forKey: "a")
+        try await cache.store(RawRGBACoder.image(), data: Data("b".utf8), forKey: "b")
+        try TemporaryDirectory.age(cache.cachePath(forKey: "a"), secondsAgo: 7200)
+        await cache.deleteExpiredData()
+        #expect(await cache.totalDiskCount() == 1)
+        await cache.clear(cacheType: .all)
+        #expect(await cache.totalDiskCount() == 0)
+        #expect(cache.memoryCache.count == 0)
+    }
+}
