@@ -63,15 +63,16 @@ struct GIFCanvas {
         let x0 = max(rect.left, 0)
         let x1 = min(rect.left + rect.width, width)
         guard x0 < x1 else { return }
-        let canvasWidth = width
+        guard let colors = palette.baseAddress, let source = indices.baseAddress else { return }
+        let start = y * width + x0, count = x1 - x0
+        // Raw pointers: this loop touches every pixel of every frame.
         pixels.bytes.withUnsafeMutableBytes { raw in
-            let out = raw.bindMemory(to: UInt32.self)
-            let rowBase = y * canvasWidth
-            var x = x0
-            while x < x1 {
-                let color = palette[Int(indices[x - rect.left])]
-                if color != 0 { out[rowBase + x] = color }
-                x += 1
+            guard let base = raw.baseAddress else { return }
+            let out = base.assumingMemoryBound(to: UInt32.self) + start
+            let from = source + (x0 - rect.left)
+            for i in 0..<count {
+                let color = colors[Int(from[i])]
+                if color != 0 { out[i] = color }
             }
         }
     }

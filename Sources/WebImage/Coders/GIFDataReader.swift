@@ -28,6 +28,11 @@ final class GIFDataReader {
         return n
     }
 
+    /// Moves the read position, for image data decoded outside giflib.
+    func skip(to newOffset: Int) {
+        offset = min(max(newOffset, offset), bytes.count)
+    }
+
     /// Opens `self` as a giflib decoder. The caller must keep `self` alive until
     /// `DGifCloseFile`, and must close the returned handle.
     func open() throws(WebImageError) -> UnsafeMutablePointer<GifFileType> {

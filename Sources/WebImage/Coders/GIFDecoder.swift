@@ -7,6 +7,13 @@ import Foundation
 ///
 /// Runs on the caller's thread and keeps no state between calls.
 struct GIFDecoder {
+    /// One palette entry.
+    struct GIFColor {
+        var r: UInt8
+        var g: UInt8
+        var b: UInt8
+    }
+
     var options: ImageDecodeOptions
     /// Stop after this many complete frames (`nil`: all of them).
     var frameLimit: Int?
@@ -47,9 +54,7 @@ struct GIFDecoder {
         let target = options.targetSize(for: PixelSize(width: width, height: height))
 
         var canvas: GIFCanvas?
-        var control = GraphicsControlBlock(
-            DisposalMode: DISPOSAL_UNSPECIFIED, UserInputFlag: false, DelayTime: 0,
-            TransparentColor: NO_TRANSPARENT_COLOR)
+        var control = Self.noControl
         var loopCount: Int?
         var imageCount = 0
         var line = [GifPixelType]()
@@ -67,6 +72,22 @@ struct GIFDecoder {
                 try options.checkPixelLimit(width: width, height: height, frames: imageCount)
                 if let extent = Self.declaredExtent(reader.bytes, descriptorAt: reader.offset) {
                     try options.checkPixelLimit(width: extent.width, height: extent.height)
+                }
+                if let wide = GIFWideCodeImage(reader.bytes, descriptorAt: reader.offset) {
+                    if canvas == nil { canvas = GIFCanvas(width: width, height: height) }
+                    guard var current = canvas else { break records }
+                    canvas = nil
+                    let globalColors = Self.colors(of: gif.pointee.SColorMap)
+                    let drawn = wide.draw(on: &current, control: control, globalColors: globalColors, reader: reader)
+                    canvas = current
+                    if let error = drawn {
+                        outcome.stopReason = error
+                        break records
+                    }
+                    appendFrame(current.pixels, control: control, target: target, to: &outcome)
+                    control = Self.noControl
+                    if let frameLimit, outcome.frames.count >= frameLimit { break records }
+                    continue records
                 }
                 guard DGifGetImageDesc(gif) == GIF_OK else {
                     outcome.stopReason = failure(gif, "Unreadable image descriptor \(imageCount)")
@@ -88,13 +109,8 @@ struct GIFDecoder {
                     outcome.stopReason = .badImageData("Invalid LZW code in image \(imageCount)")
                     break records
                 }
-                let pixels = current.pixels
-                let output = target.width == width && target.height == height
-                    ? pixels : pixels.resampled(width: target.width, height: target.height)
-                outcome.frames.append(ImageFrame(pixels: output, duration: Self.duration(centiseconds: control.DelayTime)))
-                control = GraphicsControlBlock(
-                    DisposalMode: DISPOSAL_UNSPECIFIED, UserInputFlag: false, DelayTime: 0,
-                    TransparentColor: NO_TRANSPARENT_COLOR)
+                appendFrame(current.pixels, control: control, target: target, to: &outcome)
+                control = Self.noControl
                 if let frameLimit, outcome.frames.count >= frameLimit { break records }
             case EXTENSION_RECORD_TYPE:
                 guard readExtension(gif, control: &control, loopCount: &loopCount) else {
@@ -113,6 +129,17 @@ struct GIFDecoder {
         return outcome
     }
 
+    /// The graphic control in force for an image without one.
+    static let noControl = GraphicsControlBlock(
+        DisposalMode: DISPOSAL_UNSPECIFIED, UserInputFlag: false, DelayTime: 0, TransparentColor: NO_TRANSPARENT_COLOR)
+
+    private func appendFrame(_ pixels: PixelBuffer, control: GraphicsControlBlock, target: PixelSize,
+                             to outcome: inout Outcome) {
+        let output = target.width == pixels.width && target.height == pixels.height
+            ? pixels : pixels.resampled(width: target.width, height: target.height)
+        outcome.frames.append(ImageFrame(pixels: output, duration: Self.duration(centiseconds: control.DelayTime)))
+    }
+
     /// Decodes the image whose descriptor was just read onto `canvas`.
     /// Returns the error that stopped it, or `nil` when all its rows were read.
     private func drawImage(
@@ -128,7 +155,7 @@ struct GIFDecoder {
             // An empty image still carries (empty) LZW data; step over it.
             return skipImageData(gif)
         }
-        let palette = Self.palette(local: desc.ColorMap, global: gif.pointee.SColorMap,
+        let palette = Self.palette(Self.colors(of: desc.ColorMap) ?? Self.colors(of: gif.pointee.SColorMap),
                                    transparent: Int(control.TransparentColor))
         if line.count < rect.width { line = [GifPixelType](repeating: 0, count: rect.width) }
         let rows = Self.rowOrder(height: rect.height, interlaced: desc.Interlace)
@@ -209,23 +236,25 @@ extension GIFDecoder {
         return seconds < 0.011 ? 0.1 : seconds
     }
 
-    /// 256 canvas colours (RGBA in memory order) for an image: its local map, else the
-    /// global one, else a grey ramp. Indices past the map are opaque black; the transparent
-    /// index is 0 (fully transparent), which the canvas skips.
-    static func palette(local: UnsafeMutablePointer<ColorMapObject>?, global: UnsafeMutablePointer<ColorMapObject>?,
-                        transparent: Int) -> [UInt32] {
+    /// 256 canvas colours (RGBA in memory order) for an image: `colors` (its local map,
+    /// else the global one), else a grey ramp. Indices past the map are opaque black; the
+    /// transparent index is 0 (fully transparent), which the canvas skips.
+    static func palette(_ colors: [GIFColor]?, transparent: Int) -> [UInt32] {
         var table = [UInt32](repeating: Self.pack(0, 0, 0), count: 256)
-        if let map = local ?? global, let colors = map.pointee.Colors {
-            let count = min(max(0, Int(map.pointee.ColorCount)), 256)
-            for i in 0..<count {
-                let c = colors[i]
-                table[i] = Self.pack(c.Red, c.Green, c.Blue)
-            }
+        if let colors {
+            for (i, c) in colors.prefix(256).enumerated() { table[i] = Self.pack(c.r, c.g, c.b) }
         } else {
             for i in 0..<256 { table[i] = Self.pack(UInt8(i), UInt8(i), UInt8(i)) }
         }
         if (0..<256).contains(transparent) { table[transparent] = 0 }
         return table
+    }
+
+    /// The colours of a giflib colour map, or `nil` for none.
+    static func colors(of map: UnsafeMutablePointer<ColorMapObject>?) -> [GIFColor]? {
+        guard let map, let entries = map.pointee.Colors else { return nil }
+        let count = min(max(0, Int(map.pointee.ColorCount)), 256)
+        return (0..<count).map { GIFColor(r: entries[$0].Red, g: entries[$0].Green, b: entries[$0].Blue) }
     }
 
     private static func pack(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt32 {
