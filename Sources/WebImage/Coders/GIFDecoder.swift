@@ -73,40 +73,13 @@ struct GIFDecoder {
                 if let extent = Self.declaredExtent(reader.bytes, descriptorAt: reader.offset) {
                     try options.checkPixelLimit(width: extent.width, height: extent.height)
                 }
-                if let wide = GIFWideCodeImage(reader.bytes, descriptorAt: reader.offset) {
-                    if canvas == nil { canvas = GIFCanvas(width: width, height: height) }
-                    guard var current = canvas else { break records }
-                    canvas = nil
-                    let globalColors = Self.colors(of: gif.pointee.SColorMap)
-                    let drawn = wide.draw(on: &current, control: control, globalColors: globalColors, reader: reader)
-                    canvas = current
-                    if let error = drawn {
-                        outcome.stopReason = error
-                        break records
-                    }
-                    appendFrame(current.pixels, control: control, target: target, to: &outcome)
-                    control = Self.noControl
-                    if let frameLimit, outcome.frames.count >= frameLimit { break records }
-                    continue records
-                }
-                guard DGifGetImageDesc(gif) == GIF_OK else {
-                    outcome.stopReason = failure(gif, "Unreadable image descriptor \(imageCount)")
-                    break records
-                }
-                let codeStart = reader.offset
-                if canvas == nil { canvas = GIFCanvas(width: width, height: height) }
-                guard var current = canvas else { break records }
+                var current = canvas ?? GIFCanvas(width: width, height: height)
                 canvas = nil  // keep the pixels uniquely referenced while drawing
-                let drawn = drawImage(gif, on: &current, control: control, line: &line)
+                let drawn = decodeImage(gif, reader: reader, on: &current, control: control, line: &line)
                 canvas = current
                 if let error = drawn {
-                    outcome.stopReason = error
-                    break records
-                }
-                let minimumCodeSize = codeStart > 0 ? Int(reader.bytes[codeStart - 1]) : 0
-                guard GIFLZWValidator.isValid(reader.bytes, range: codeStart..<reader.offset,
-                                              minimumCodeSize: minimumCodeSize) else {
-                    outcome.stopReason = .badImageData("Invalid LZW code in image \(imageCount)")
+                    outcome.stopReason = error.code == .badImageData
+                        ? .badImageData("Image \(imageCount): \(error.message)") : error
                     break records
                 }
                 appendFrame(current.pixels, control: control, target: target, to: &outcome)
@@ -140,8 +113,30 @@ struct GIFDecoder {
         outcome.frames.append(ImageFrame(pixels: output, duration: Self.duration(centiseconds: control.DelayTime)))
     }
 
-    /// Decodes the image whose descriptor was just read onto `canvas`.
+    /// Decodes the image whose descriptor starts at the reader's position onto `canvas`:
+    /// through giflib, or for code sizes giflib refuses through ``GIFWideCodeImage``.
     /// Returns the error that stopped it, or `nil` when all its rows were read.
+    private func decodeImage(
+        _ gif: UnsafeMutablePointer<GifFileType>,
+        reader: GIFDataReader,
+        on canvas: inout GIFCanvas,
+        control: GraphicsControlBlock,
+        line: inout [GifPixelType]
+    ) -> WebImageError? {
+        if let wide = GIFWideCodeImage(reader.bytes, descriptorAt: reader.offset) {
+            return wide.draw(on: &canvas, control: control, globalColors: Self.colors(of: gif.pointee.SColorMap),
+                             reader: reader)
+        }
+        guard DGifGetImageDesc(gif) == GIF_OK else { return failure(gif, "Unreadable image descriptor") }
+        let codeStart = reader.offset
+        if let error = drawImage(gif, on: &canvas, control: control, line: &line) { return error }
+        let minimumCodeSize = codeStart > 0 ? Int(reader.bytes[codeStart - 1]) : 0
+        guard GIFLZWValidator.isValid(reader.bytes, range: codeStart..<reader.offset, minimumCodeSize: minimumCodeSize)
+        else { return .badImageData("Invalid LZW code") }
+        return nil
+    }
+
+    /// Decodes the image whose descriptor giflib just read onto `canvas`.
     private func drawImage(
         _ gif: UnsafeMutablePointer<GifFileType>,
         on canvas: inout GIFCanvas,
