@@ -14,22 +14,22 @@ enum GIFEncoder {
             throw .init(.encodingFailed, "GIF cannot store a \(width)x\(height) image")
         }
         let writer = GIFDataWriter()
+        // giflib writes through `writer` until the handle is closed, on every path.
+        defer { withExtendedLifetime(writer) {} }
         var error: Int32 = 0
-        guard let gif = EGifOpen(Unmanaged.passUnretained(writer).toOpaque(), gifDataWriterWrite, &error) else {
+        guard let gif = writer.open(&error) else {
             throw .init(.encodingFailed, "giflib could not start: \(GIFDataReader.describe(error))")
         }
         var isOpen = true
         defer { if isOpen { EGifCloseFile(gif, nil) } }
-        try withExtendedLifetime(writer) { () throws(WebImageError) in
-            EGifSetGifVersion(gif, true)
-            try check(gif, EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, nil))
-            let animated = frames.count > 1
-            if animated && loopCount != 1 {
-                try putLoopExtension(gif, loopCount: loopCount)
-            }
-            for frame in frames {
-                try putFrame(gif, frame: frame, animated: animated)
-            }
+        EGifSetGifVersion(gif, true)
+        try check(gif, EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, nil))
+        let animated = frames.count > 1
+        if animated && loopCount != 1 {
+            try putLoopExtension(gif, loopCount: loopCount)
+        }
+        for frame in frames {
+            try putFrame(gif, frame: frame, animated: animated)
         }
         isOpen = false
         guard EGifCloseFile(gif, &error) == GIF_OK else {
@@ -83,21 +83,4 @@ enum GIFEncoder {
             throw .init(.encodingFailed, "giflib failed: \(GIFDataReader.describe(gif.pointee.Error))")
         }
     }
-}
-
-/// Collects giflib's output; `UserData` of the encoder points here (unretained).
-final class GIFDataWriter {
-    var data = Data()
-}
-
-/// The C callback giflib calls for output.
-private func gifDataWriterWrite(
-    _ gif: UnsafeMutablePointer<GifFileType>?,
-    _ bytes: UnsafePointer<GifByteType>?,
-    _ count: Int32
-) -> Int32 {
-    guard let gif, let bytes, count > 0, let context = gif.pointee.UserData else { return 0 }
-    let writer = Unmanaged<GIFDataWriter>.fromOpaque(context).takeUnretainedValue()
-    writer.data.append(bytes, count: Int(count))
-    return count
 }
