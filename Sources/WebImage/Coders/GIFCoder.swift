@@ -20,6 +20,7 @@ import Foundation
 /// index when any pixel's alpha is below 128), writes per-frame delays, and the
 /// NETSCAPE2.0 loop count unless the image plays once. Stateless and thread-safe.
 public struct GIFCoder: ProgressiveImageCoder {
+    /// Creates a GIF coder. It holds no state, so one instance can serve every thread.
     public init() {}
 
     /// Whether `data` starts with `GIF87a` or `GIF89a`.

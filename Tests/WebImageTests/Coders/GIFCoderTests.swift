@@ -84,6 +84,30 @@ struct GIFCoderTests {
         }
     }
 
+    @Test("Randomly damaged files decode or fail cleanly",
+          arguments: ["gif/wuffs/muybridge.gif", "gif/pygif/max-codes.gif", "gif/gif-test-suite/animated_loop_interlaced.gif"])
+    func damagedFiles(_ path: String) throws {
+        let original = [UInt8](try Corpus.data(path))
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int(truncatingIfNeeded: seed >> 33)
+        }
+        for _ in 0..<150 {
+            var bytes = original
+            for _ in 0..<(1 + next() % 4) {
+                let at = 6 + next() % (bytes.count - 6)
+                bytes[at] = UInt8(truncatingIfNeeded: next())
+            }
+            do {
+                let image = try coder.decode(Data(bytes), options: ImageDecodeOptions())
+                #expect(!image.frames.isEmpty)
+            } catch let error as WebImageError {
+                #expect([.badImageData, .imageTooLarge].contains(error.code))
+            }
+        }
+    }
+
     @Test("Registered among the built-in coders")
     func registered() throws {
         #expect(ImageCodersManager.builtInCoders.contains { $0 is GIFCoder })
