@@ -18,6 +18,7 @@ public final class ImageCodersManager: ProgressiveImageCoder {
     public static var builtInCoders: [any ImageCoder] {
         [
             PNGCoder(),
+            GIFCoder(),
             WebPCoder(),
         ]
     }

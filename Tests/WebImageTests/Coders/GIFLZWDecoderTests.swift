@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// The Swift LZW path (code sizes giflib refuses) checked against giflib on ordinary files.
+@Suite("GIF LZW decoder", .timeLimit(.minutes(1)))
+struct GIFLZWDecoderTests {
+    /// Offset of the first image descriptor (just after its `,`) in a GIF without local tricks.
+    static func firstDescriptor(_ bytes: [UInt8]) throws -> Int {
+        var i = 13
+        if bytes[10] & 0x80 != 0 { i += 3 * (2 << Int(bytes[10] & 7)) }
+        while i < bytes.count {
+            switch bytes[i] {
+            case 0x2C:
+                return i + 1
+            case 0x21:
+                i += 2
+                while bytes[i] != 0 { i += Int(bytes[i]) + 1 }
+                i += 1
+            default:
+                throw WebImageError.badImageData("unexpected byte \(bytes[i]) at \(i)")
+            }
+        }
+        throw WebImageError.badImageData("no image")
+    }
+
+    @Test("Decodes the same indices as giflib", arguments: [
+        "gif/pygif/4095-codes.gif", "gif/pygif/4095-codes-clear.gif", "gif/pygif/255-codes.gif",
+        "gif/wuffs/hippopotamus.regular.gif", "gif/image-gif/interlaced.gif", "gif/pygif/many-clears.gif",
+    ])
+    func matchesGiflib(_ path: String) throws {
+        let data = try Corpus.data(path)
+        let bytes = [UInt8](data)
+        let reference = try GIFCoder().decode(data, options: ImageDecodeOptions(firstFrameOnly: true)).pixels
+        let d = try Self.firstDescriptor(bytes)
+        func word(_ k: Int) -> Int { Int(bytes[d + k]) | Int(bytes[d + k + 1]) << 8 }
+        let flags = bytes[d + 8]
+        let rect = GIFFrameRect(left: word(0), top: word(2), width: word(4), height: word(6))
+        try #require(rect == GIFFrameRect(left: 0, top: 0, width: reference.width, height: reference.height))
+        var colorsAt = 13, count = 2 << Int(bytes[10] & 7)
+        if flags & 0x80 != 0 { colorsAt = d + 9; count = 2 << Int(flags & 7) }
+        let codeSizeAt = d + 9 + (flags & 0x80 != 0 ? 3 * count : 0)
+        let colors = (0..<count).map { GIFDecoder.GIFColor(r: bytes[colorsAt + 3 * $0], g: bytes[colorsAt + 3 * $0 + 1], b: bytes[colorsAt + 3 * $0 + 2]) }
+        let palette = GIFDecoder.palette(colors, transparent: -1)
+        let rows = GIFDecoder.rowOrder(height: rect.height, interlaced: flags & 0x40 != 0)
+        var canvas = GIFCanvas(width: rect.width, height: rect.height)
+        canvas.beginFrame(rect: rect, disposalMode: 0)
+        let outcome = palette.withUnsafeBufferPointer { table in
+            GIFLZWDecoder.decode(bytes, from: codeSizeAt + 1, minimumCodeSize: Int(bytes[codeSizeAt]),
+                                 width: rect.width, height: rect.height) { line, row in
+                canvas.drawRow(line, row: rows[row], rect: rect, palette: table)
+            }
+        }
+        guard case .complete = outcome else { Issue.record("\(outcome)"); return }
+        #expect(canvas.pixels == reference)
+    }
+
+    @Test("A file with 11-bit minimum code size decodes to its 16-colour picture")
+    func wideCodes() throws {
+        let image = try GIFCoder().decode(try Corpus.data("gif/pygif/max-codes.gif"), options: ImageDecodeOptions())
+        #expect(image.width == 100 && image.height == 100)
+        #expect(!image.pixels.hasAlpha)
+        let distinct = Set(stride(from: 0, to: image.pixels.bytes.count, by: 4).map { image.pixels.bytes[$0..<$0 + 3].map { $0 } })
+        #expect(distinct.count > 1 && distinct.count <= 16)
+    }
+
+    @Test("Invalid codes and truncation are reported, never read out of bounds")
+    func damaged() {
+        // Code size 2: clear (4), then code 7 with nothing defined yet.
+        let bad: [UInt8] = [0x02, 0b0011_1100, 0x00]
+        #expect(GIFLZWDecoder.decode(bad, from: 0, minimumCodeSize: 2, width: 2, height: 2) { _, _ in } == .corrupt)
+        let cut: [UInt8] = [0x05, 0x84]
+        #expect(GIFLZWDecoder.decode(cut, from: 0, minimumCodeSize: 2, width: 2, height: 2) { _, _ in } == .truncated)
+    }
+}
