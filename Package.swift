@@ -19,10 +19,12 @@ let package = Package(
         .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
+        // Keeps libjpeg's longjmp-based errors inside C (see its header).
+        .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CGIF", "CWebP",
+                "CJPEG", "CJPEGShim", "CPNG", "CGIF", "CWebP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

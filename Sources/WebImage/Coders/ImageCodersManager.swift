@@ -16,7 +16,9 @@ public final class ImageCodersManager: ProgressiveImageCoder {
 
     /// The built-in coders, in the order they are added (the last is asked first).
     public static var builtInCoders: [any ImageCoder] {
-        []
+        [
+            JPEGCoder(),
+        ]
     }
 
     private let members: Mutex<[any ImageCoder]>
