@@ -302,6 +302,9 @@ wi_jpeg_status wi_jdec_read_rows(wi_jpeg_decoder *d, uint8_t *base, size_t strid
             status = WI_JPEG_SUSPENDED;
             break;
         }
+        if (d->is_complete && wi_jdec_is_truncated(d)) {
+            break; // the caller rejects truncated data: don't paint the grey rest
+        }
     }
     *scanline = c->output_scanline;
     return status;

@@ -71,7 +71,8 @@ int wi_jdec_app1(const wi_jpeg_decoder *d, int index, const uint8_t **bytes, siz
 wi_jpeg_status wi_jdec_configure(wi_jpeg_decoder *d, unsigned scale_denom, int buffered,
                                  unsigned *out_width, unsigned *out_height);
 wi_jpeg_status wi_jdec_start(wi_jpeg_decoder *d);
-/// Reads rows into `base` (row r at base + r * stride) until the last row or suspension.
+/// Reads rows into `base` (row r at base + r * stride) until the last row or suspension,
+/// or, with complete input, until the data is found truncated (wi_jdec_is_truncated).
 /// `*scanline` is the number of rows done so far in this output pass.
 wi_jpeg_status wi_jdec_read_rows(wi_jpeg_decoder *d, uint8_t *base, size_t stride, unsigned *scanline);
 wi_jpeg_status wi_jdec_finish(wi_jpeg_decoder *d);

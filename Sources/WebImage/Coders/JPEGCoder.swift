@@ -39,13 +39,13 @@ public struct JPEGCoder: ProgressiveImageCoder {
             _ = try jpeg.start()
             var pixels = try PixelBuffer(width: size.width, height: size.height) { buffer in
                 guard let base = buffer.baseAddress else { throw WebImageError.badImageData("The JPEG has no pixels") }
-                // With complete input libjpeg never waits, so every row gets written.
-                guard try jpeg.readRows(into: base, stride: size.width * 4) == size.height else {
-                    throw WebImageError.badImageData("The JPEG decoder stopped early")
+                // With complete input libjpeg never waits: it stops early only when the
+                // data turned out truncated, and then every row must be written or thrown.
+                let rows = try jpeg.readRows(into: base, stride: size.width * 4)
+                if jpeg.isTruncated {
+                    throw WebImageError.badImageData("The JPEG data ends before the image does (\(bytes.count) bytes)")
                 }
-            }
-            if jpeg.isTruncated {
-                throw WebImageError.badImageData("The JPEG data ends before the image does (\(bytes.count) bytes)")
+                guard rows == size.height else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
             }
             _ = try jpeg.finish()
             plan.convertCMYK(&pixels, rows: 0..<pixels.height)

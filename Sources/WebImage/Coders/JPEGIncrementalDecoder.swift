@@ -7,7 +7,7 @@ import Synchronization
 ///   are transparent.
 /// - Progressive (multi-scan) files run in libjpeg's buffered-image mode and show a new,
 ///   sharper full picture each time a scan has completely arrived; at most one output
-///   pass runs per call, and scans are capped (see ``JPEGDecompressor/maxScans``).
+///   pass runs per call, and files with over 500 scans are refused.
 ///
 /// Partial images get the same thumbnail size and orientation as the final one. When
 /// `isComplete` is `true` the final image is a one-shot ``JPEGCoder`` decode of all the
@@ -23,6 +23,8 @@ public final class JPEGIncrementalDecoder: ProgressiveImageDecoder {
         case rows
         /// Progressive: waiting for the next scan to complete.
         case scans
+        /// Progressive: an output pass for `scan` must start.
+        case startingOutput(scan: Int)
         /// Progressive: an output pass for `scan` is under way.
         case output(scan: Int)
         /// Progressive: the output pass is written but libjpeg must read on to end it.
@@ -107,8 +109,10 @@ public final class JPEGIncrementalDecoder: ProgressiveImageDecoder {
             case .scans:
                 let (completed, _) = try jpeg.consumeInput()
                 guard completed > state.shownScan else { return }
-                state.phase = .output(scan: completed)
-                guard try jpeg.startOutput(scan: completed) else { return }
+                state.phase = .startingOutput(scan: completed)
+            case .startingOutput(let scan):
+                guard try jpeg.startOutput(scan: scan) else { return }
+                state.phase = .output(scan: scan)
             case .output(let scan):
                 let done = try readRows(jpeg, into: &state.canvas)
                 guard let canvas = state.canvas, done == canvas.height else { return }
