@@ -93,6 +93,11 @@ struct JPEGCoderTests {
             if code == .unsupportedFormat { unsupported += 1 }
         }
         #expect(unsupported > 0)
+        // JPEG-LS is a different codec (SOF55); it must never read as corrupt data.
+        for entry in entries where entry.path.contains("/ls/") {
+            let data = try entry.data()
+            #expect(Self.code { try coder.decode(data, options: .init()) } == .unsupportedFormat, "\(entry)")
+        }
         let lossless = try Corpus.data("jpeg/jpeg-decoder/reftest/lossless_1_jpeg_lossless_sel1.jpg")
         #expect(Self.code { try coder.decode(lossless, options: .init()) } == .unsupportedFormat)
         let twelveBit = try Corpus.data("jpeg/jpegsuite/extended_arithmetic/32x32x12_grayscale.jpg")
@@ -126,6 +131,38 @@ struct JPEGCoderTests {
         let expected = try coder.decode(full, options: .init())
         let image = try coder.decode(full.dropLast(2), options: .init())
         #expect(image.pixels == expected.pixels)
+    }
+
+    /// An 8×8 grey progressive JPEG: one DC scan, then `refinements` DC refinement scans.
+    static func manyScans(_ refinements: Int) -> Data {
+        var d: [UInt8] = [0xFF, 0xD8]
+        d += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
+        d += [0xFF, 0xC2, 0x00, 0x0B, 0x08, 0x00, 0x08, 0x00, 0x08, 0x01, 0x01, 0x11, 0x00]
+        // One DC code, length 1, for category 0.
+        d += [0xFF, 0xC4, 0x00, 0x14, 0x00, 0x01] + [UInt8](repeating: 0, count: 15) + [0x00]
+        d += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x00, 0x01, 0x7F]
+        for _ in 0..<refinements {
+            d += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10, 0x7F]
+        }
+        return Data(d + [0xFF, 0xD9])
+    }
+
+    @Test("a progressive file with more than 500 scans is refused, one-shot and incremental")
+    func scanLimit() throws {
+        #expect(Self.code { try coder.decode(Self.manyScans(400), options: .init()) } == nil)
+        let hostile = Self.manyScans(600)
+        #expect(Self.code { try coder.decode(hostile, options: .init()) } == .badImageData)
+        let decoder = coder.makeIncrementalDecoder(options: .init())
+        #expect(throws: WebImageError.self) { try decoder.decode(hostile.dropLast(2), isComplete: false) }
+    }
+
+    @Test("arithmetic coding and restart markers decode like their plain twins")
+    func arithmeticAndRestarts() throws {
+        let plain = try coder.decode(Corpus.data("jpeg/libjpeg-turbo/testorig.jpg"), options: .init())
+        let arithmetic = try coder.decode(Corpus.data("jpeg/libjpeg-turbo/testimgari.jpg"), options: .init())
+        #expect(Self.meanDifference(arithmetic.pixels, plain.pixels) < 1)
+        let restarts = try coder.decode(Corpus.data("jpeg/jpeg-decoder/reftest/restarts.jpg"), options: .init())
+        #expect(restarts.width == 33 && restarts.height == 33)
     }
 
     // MARK: Orientation
