@@ -240,6 +240,7 @@ wi_jpeg_status wi_jdec_read_header(wi_jpeg_decoder *d, wi_jpeg_header *header) {
     }
     header->has_multiple_scans = jpeg_has_multiple_scans(c);
     header->adobe_marker = c->saw_Adobe_marker;
+    header->arithmetic = c->arith_code;
     return WI_JPEG_OK;
 }
 

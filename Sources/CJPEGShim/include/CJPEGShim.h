@@ -42,6 +42,9 @@ typedef struct {
     int has_multiple_scans;
     /// Whether an Adobe APP14 marker was seen: its CMYK is stored inverted.
     int adobe_marker;
+    /// Whether the file is arithmetic-coded; libjpeg cannot suspend inside such data,
+    /// so it decodes only with complete input.
+    int arithmetic;
 } wi_jpeg_header;
 
 // MARK: Decoding

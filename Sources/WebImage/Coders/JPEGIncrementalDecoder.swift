@@ -8,6 +8,8 @@ import Synchronization
 /// - Progressive (multi-scan) files run in libjpeg's buffered-image mode and show a new,
 ///   sharper full picture each time a scan has completely arrived; at most one output
 ///   pass runs per call, and files with over 500 scans are refused.
+/// - Arithmetic-coded files (rare) give no partial images: libjpeg cannot suspend
+///   inside their data.
 ///
 /// Partial images get the same thumbnail size and orientation as the final one. When
 /// `isComplete` is `true` the final image is a one-shot ``JPEGCoder`` decode of all the
@@ -85,6 +87,12 @@ public final class JPEGIncrementalDecoder: ProgressiveImageDecoder {
             case .header:
                 guard let header = try jpeg.readHeader() else { return }
                 let plan = try JPEGDecodePlan(header: header, orientation: jpeg.exifOrientation(), options: options)
+                if header.arithmetic != 0 {
+                    // libjpeg's arithmetic decoder cannot wait for data: no partial images.
+                    state.jpeg = nil
+                    state.phase = .idle
+                    return
+                }
                 let multiScan = header.has_multiple_scans != 0
                 let size = try jpeg.configure(scaleDenominator: plan.scaleDenominator, buffered: multiScan)
                 state.plan = plan

@@ -60,6 +60,15 @@ struct JPEGIncrementalTests {
         #expect(partials.allSatisfy { $0.width == expected.width && $0.height == expected.height && $0.orientation == .right })
     }
 
+    @Test("arithmetic-coded files, which libjpeg cannot suspend in, load without partial errors")
+    func arithmetic() throws {
+        for path in ["jpeg/libjpeg-turbo/testimgari.jpg", "jpeg/jpegsuite/progressive_arithmetic/32x32x8_ycbcr.jpg"] {
+            let data = try Corpus.data(path)
+            let (_, final) = try Self.feed(data, chunks: 6)
+            #expect(final == (try JPEGCoder().decode(data, options: .init())), "\(path)")
+        }
+    }
+
     @Test("the pixel limit is enforced as soon as the header arrives")
     func pixelLimit() throws {
         let data = try Corpus.data("jpeg/sharp/giant-image.jpg")
