@@ -65,7 +65,8 @@ struct JPEGIncrementalTests {
         for path in ["jpeg/libjpeg-turbo/testimgari.jpg", "jpeg/jpegsuite/progressive_arithmetic/32x32x8_ycbcr.jpg"] {
             let data = try Corpus.data(path)
             let (_, final) = try Self.feed(data, chunks: 6)
-            #expect(final == (try JPEGCoder().decode(data, options: .init())), "\(path)")
+            let expected = try JPEGCoder().decode(data, options: .init())
+            #expect(final == expected, "\(path)")
         }
     }
 
@@ -76,6 +77,24 @@ struct JPEGIncrementalTests {
         #expect {
             _ = try decoder.decode(data.prefix(4096), isComplete: false)
         } throws: { ($0 as? WebImageError)?.code == .imageTooLarge }
+    }
+
+    @Test("valid JPEGs fed in pieces never fail before the end and finish equal to one-shot")
+    func validFilesInPieces() throws {
+        let entries = Corpus.entries(format: "jpeg", expect: ["ok"])
+            .filter { $0.bytes < 160_000 && !JPEGCoderTests.losslessOK.contains($0.path) }
+        #expect(entries.count > 100)
+        for (index, entry) in entries.enumerated() where index % 2 == 0 {
+            let data = try entry.data()
+            do {
+                let (partials, final) = try Self.feed(data, chunks: 3 + index % 5)
+                #expect(partials.allSatisfy { $0.isIncremental }, "\(entry)")
+                let expected = try JPEGCoder().decode(data, options: .init())
+                #expect(final == expected, "\(entry)")
+            } catch {
+                Issue.record("\(entry): \(error)")
+            }
+        }
     }
 
     @Test("every valid JPEG cut at several points never crashes, one-shot or incremental")
