@@ -3,7 +3,6 @@
 
 #include <jerror.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct wi_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;

@@ -2,7 +2,6 @@
 #include "CJPEGShim.h"
 
 #include <jerror.h>
-#include <string.h>
 
 // Sorts a fatal error: valid JPEG using a feature this build of libjpeg lacks, a size
 // beyond libjpeg's 65500-pixel limit, or plain corruption.

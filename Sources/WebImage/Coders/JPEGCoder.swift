@@ -7,14 +7,20 @@ import Foundation
 /// (Adobe inverted CMYK included) files straight into RGBA, and applies the EXIF
 /// orientation (recorded in ``DecodedImage/orientation`` either way). Thumbnails and
 /// scale-down decode with libjpeg's DCT scaling (1/2, 1/4, 1/8) and then resample to the
-/// exact size. 12-bit and lossless JPEG are not supported by this libjpeg and fail with
-/// ``WebImageError/Code/unsupportedFormat``.
+/// exact size. 12-bit, lossless, JPEG-LS and DNL-sized files are beyond libjpeg-turbo 2.1
+/// and fail with ``WebImageError/Code/unsupportedFormat``.
 ///
-/// Data that ends inside the image data fails with ``WebImageError/Code/badImageData``
-/// in a one-shot decode (a file only missing its final marker decodes); partial images
-/// come from ``makeIncrementalDecoder(options:)``. Stateless and thread-safe; every call
-/// blocks the calling thread, so run it on a ``DecodeQueue``.
+/// A one-shot decode of data that ends before the image does fails with
+/// ``WebImageError/Code/badImageData``, as Pillow does, rather than returning a picture
+/// with a grey bottom: a cache must not keep a cut-off download as if it were whole. A
+/// baseline file missing only its final EOI marker still decodes; a multi-scan
+/// (progressive) one counts as cut off. Partial images come from
+/// ``makeIncrementalDecoder(options:)``.
+///
+/// Stateless and thread-safe; every call blocks the calling thread, so run it on a
+/// ``DecodeQueue``.
 public struct JPEGCoder: ProgressiveImageCoder {
+    /// Creates the coder; it holds no state, so one instance can serve every thread.
     public init() {}
 
     /// Whether `data` starts with the JPEG SOI marker and a marker prefix.

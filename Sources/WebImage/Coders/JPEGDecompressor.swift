@@ -5,9 +5,9 @@ import CJPEGShim
 /// The shim catches libjpeg's fatal errors in C (they never unwind Swift frames) and this
 /// type turns them into ``WebImageError``s: corrupt data is `badImageData` with libjpeg's
 /// message; 12-bit, lossless, JPEG-LS and DNL files are `unsupportedFormat`; sides over
-/// libjpeg's 65,500 pixels are `imageTooLarge`. After
-/// an error the decompressor refuses further work. Not thread-safe: one owner at a time
-/// (the incremental decoder keeps it behind its lock).
+/// libjpeg's 65,500 pixels are `imageTooLarge`. After an error the decompressor refuses
+/// further work. Not thread-safe: one owner at a time (the incremental decoder keeps it
+/// behind its lock).
 final class JPEGDecompressor {
     /// Progressive files with more scans than this are refused, as libjpeg-turbo's tools do.
     static let maxScans: Int32 = 500
