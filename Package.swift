@@ -19,14 +19,15 @@ let package = Package(
         .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
-        // libpng reports errors by longjmp; this C shim keeps every jump inside C.
+        // libjpeg and libpng report errors by longjmp; these C shims keep every jump inside C.
+        .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         // getxattr/setxattr, which Glibc's Swift module does not export.
         .systemLibrary(name: "CXattr"),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CPNGShim", "CGIF", "CWebP", "CXattr",
+                "CJPEG", "CJPEGShim", "CPNG", "CPNGShim", "CGIF", "CWebP", "CXattr",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
