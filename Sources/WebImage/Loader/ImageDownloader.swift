@@ -103,8 +103,9 @@ public final class ImageDownloader: ImageLoader {
         }
     }
 
-    /// A stream of ``DownloadEvent``s from now on; each call gives a new stream. The
-    /// streams end at ``shutdown()``.
+    /// A stream of ``DownloadEvent``s from now on; each call gives a new stream, which
+    /// keeps the newest 1024 events when its reader falls behind. The streams end at
+    /// ``shutdown()``.
     public func events() -> AsyncStream<DownloadEvent> { broadcaster.subscribe() }
 
     /// Cancels every queued and running transfer; each caller gets
