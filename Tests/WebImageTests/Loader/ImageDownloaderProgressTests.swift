@@ -74,9 +74,7 @@ struct ImageDownloaderProgressTests {
         }
     }
 
-    @Test(
-        "progressive JPEG from the corpus yields partial images, then the one-shot decode",
-        .disabled("needs the JPEG coder from the jpeg branch"))
+    @Test("progressive JPEG from the corpus yields partial images, then the one-shot decode")
     func progressiveJPEG() async throws {
         let data = try Corpus.data("jpeg/jpeg-decoder/tower_progressive.jpg")
         let config = LoaderTestKit.config { $0.coders = ImageCodersManager.shared }
