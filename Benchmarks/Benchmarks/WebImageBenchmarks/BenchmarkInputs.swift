@@ -5,11 +5,11 @@ import WebImage
 /// Finds and checks the suites' inputs.
 enum BenchmarkInputs {
     /// Wall clock, CPU and allocations; few iterations because each one is a whole image.
-    static let decodeConfiguration = Benchmark.Configuration(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
-        maxDuration: .seconds(3),
-        maxIterations: 200
-    )
+    /// (Computed: `Benchmark.Configuration` is not `Sendable`, so it cannot be a stored static.)
+    static var decodeConfiguration: Benchmark.Configuration {
+        .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+              maxDuration: .seconds(3), maxIterations: 200)
+    }
 
     /// `../shared/corpus` beside the repository, or `$WEBIMAGE_CORPUS`.
     static let corpus: URL = {
