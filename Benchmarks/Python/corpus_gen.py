@@ -45,8 +45,9 @@ THUMBNAIL_SOURCE = "jpeg/sdwebimage/TestImageLarge.jpg"
 class Plan:
     """How big the corpus is: the full bench or the smoke test's tiny one."""
 
-    def __init__(self, smoke):
+    def __init__(self, smoke, stdlib):
         self.smoke = smoke
+        self.imaging = HAVE_IMAGING and not stdlib
         if smoke:
             self.photo_megapixels = [0.01, 0.02]
             self.small_count, self.small_size = 10, (48, 32)
@@ -58,16 +59,17 @@ class Plan:
 
     @property
     def stamp(self):
-        mode = "imaging" if HAVE_IMAGING else "stdlib"
+        mode = "imaging" if self.imaging else "stdlib"
         return f"{VERSION} seed={SEED} smoke={self.smoke} {mode}"
 
 
-def generate(out_dir, shared_corpus, smoke=False, log=print):
+def generate(out_dir, shared_corpus, smoke=False, stdlib=False, log=print):
     """Writes the corpus under `out_dir` unless the same one is already there.
+    `stdlib` forces the standard-library fallback even where numpy and Pillow exist.
 
     Returns a dict of lists of paths: photos, small, png, gif, webp, large, thumbnail.
     """
-    plan = Plan(smoke)
+    plan = Plan(smoke, stdlib)
     out = Path(out_dir)
     stamp_file = out / "STAMP"
     if not (stamp_file.exists() and stamp_file.read_text() == plan.stamp):
@@ -76,7 +78,7 @@ def generate(out_dir, shared_corpus, smoke=False, log=print):
         for sub in ("photos", "small", "png", "gif", "webp"):
             (out / sub).mkdir(parents=True)
         log(f"generating the bench corpus in {out} ({plan.stamp})")
-        if HAVE_IMAGING:
+        if plan.imaging:
             _generate_imaging(out, plan)
         else:
             _generate_stdlib(out, plan, Path(shared_corpus))

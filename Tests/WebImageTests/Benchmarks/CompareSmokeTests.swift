@@ -10,11 +10,12 @@ struct CompareSmokeTests {
         .deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `python3 Benchmarks/compare --smoke --no-peers`; returns status, stdout, stderr.
+    /// Runs `python3 Benchmarks/compare --smoke --no-peers --stdlib-corpus` (the corpus
+    /// generator's standard-library path, whatever else is installed); returns status, stdout, stderr.
     static func runSmoke() throws -> (status: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "Benchmarks/compare", "--smoke", "--no-peers"]
+        process.arguments = ["python3", "Benchmarks/compare", "--smoke", "--no-peers", "--stdlib-corpus"]
         process.currentDirectoryURL = packageRoot
         let out = Pipe()
         // stderr goes to a file, so only one pipe needs draining while the driver runs.
