@@ -13,17 +13,23 @@ enum BenchMode: String, CaseIterable {
     case dictionarySet = "dict-set"
     /// Peer for the disk cache hit: `--ops` open/read()/close of the input file.
     case rawRead = "raw-read"
-    /// Memory cache gets and sets (the cache is not merged in this branch yet).
+    // The modes below wait for the cache, loader and manager layers. Each must keep the
+    // report shape `compare` reads: `samples` in seconds, `opsPerSample` = operations per sample.
+
+    /// `--ops` memory cache gets over `--threads` threads, the same 1024 keys and image
+    /// as ``dictionaryGet``; one sample per iteration.
     case memoryCacheGet = "memory-cache-get"
+    /// `--ops` memory cache sets, shaped like ``dictionarySet``.
     case memoryCacheSet = "memory-cache-set"
-    /// Disk cache hit of a 50 KB entry (not merged yet).
+    /// `--ops` disk cache hits of one entry holding the input file's bytes (about 50 KB).
     case diskCacheGet = "disk-cache-get"
-    /// Manager load answered from memory (not merged yet).
+    /// `--ops` manager loads of one URL whose image is already in the memory cache.
     case managerMemoryHit = "manager-memory-hit"
-    /// Download and decode every URL listed in the input files, `--concurrency` at once,
-    /// with a cold cache (not merged yet).
+    /// Download and decode every URL listed in the input files (one per line),
+    /// `--concurrency` at once, with a fresh empty cache; one sample = the whole list.
     case download
-    /// `--count` concurrent loads of one URL through the manager (not merged yet).
+    /// `--count` concurrent manager loads of the one input URL with a cold cache;
+    /// `compare` counts the requests nginx logged meanwhile.
     case coalesce
 
     /// Why the mode cannot run in this build, or `nil` when it can.
