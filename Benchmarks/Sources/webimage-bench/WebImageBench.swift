@@ -35,6 +35,18 @@ struct WebImageBench {
             case .rawRead:
                 guard let path = a.inputs.first else { throw UsageError("raw-read needs a file") }
                 return try ReferenceWork.rawRead(path: path, ops: a.ops, iterations: a.iterations, warmup: a.warmup)
+            case .memoryCacheGet, .memoryCacheSet:
+                return CacheWork.memory(set: mode == .memoryCacheSet, ops: a.ops, threads: a.threads,
+                                        iterations: a.iterations, warmup: a.warmup)
+            case .diskCacheGet:
+                guard let path = a.inputs.first else { throw UsageError("disk-cache-get needs a file") }
+                return try CacheWork.diskGet(path: path, ops: a.ops, iterations: a.iterations, warmup: a.warmup)
+            case .download:
+                return try NetworkWork.download(paths: a.inputs, concurrency: a.concurrency,
+                                                iterations: a.iterations, warmup: a.warmup)
+            case .coalesce:
+                guard let url = a.inputs.first else { throw UsageError("coalesce needs a URL") }
+                return try NetworkWork.coalesce(url: url, count: a.count)
             default:
                 let work = try DecodeWork(mode: mode, paths: a.inputs, size: a.size)
                 return try work.run(iterations: a.iterations, warmup: a.warmup)

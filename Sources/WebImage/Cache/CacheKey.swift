@@ -53,14 +53,21 @@ public enum CacheKey {
             name.append(hexDigits[Int(byte >> 4)])
             name.append(hexDigits[Int(byte & 0x0F)])
         }
-        if let ext = Components(key).pathExtension, ext.count <= 8,
-           ext.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) {
+        // ASCII checks on UTF-8 bytes: Unicode scalar properties cost more than the MD5.
+        if let ext = Components(key).pathExtension, ext.utf8.count <= 8,
+           ext.utf8.allSatisfy(isASCIIAlphanumeric) {
             name += "." + ext
         }
         return name
     }
 
     private static let hexDigits = Array("0123456789abcdef")
+
+    private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        let lower = byte | 0x20
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
 
     private static func percentEncodedPath(_ text: String) -> String {
         var allowed = CharacterSet.urlPathAllowed

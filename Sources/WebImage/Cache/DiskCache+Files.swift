@@ -7,8 +7,9 @@ import Foundation
 
 /// The blocking file operations behind ``DiskCache``; all run on its `ioQueue`.
 ///
-/// They use POSIX calls directly: a hit is one `open`, `fstat`, `read` and `futimens`,
-/// with no Foundation file layer in between (a disk hit is benchmarked against a bare `read`).
+/// They use POSIX calls directly: a hit is one `open`, `fstat`, `read` (and `futimens`
+/// when the access date is over a minute old), with no Foundation file layer in between
+/// (a disk hit is benchmarked against a bare `read`).
 extension DiskCache {
     /// One entry file of the main directory.
     struct Entry {
@@ -135,6 +136,9 @@ extension DiskCache {
 
     // MARK: Primitives
 
+    /// Seconds within which a read does not refresh an entry's access date again.
+    static let accessDateGranularity: Double = 60
+
     static func readFile(atPath file: String, refreshAccessDate: Bool) -> ReadOutcome {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable }
@@ -162,10 +166,15 @@ extension DiskCache {
         if refreshAccessDate {
             // Set explicitly: atime updates depend on mount options (noatime, relatime),
             // and the modification time is what only writes and this refresh ever change.
+            // An entry refreshed within the last minute is left alone: the write dirties
+            // the inode (a journal commit on ext4), which made a hot entry's hit cost twice
+            // a bare read(), and a minute is nothing against the age and size limits.
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
-            var times = [now, now]
-            _ = futimens(fd, &times)
+            if Double(now.tv_sec) - Self.accessDate(info) >= Self.accessDateGranularity {
+                var times = [now, now]
+                _ = futimens(fd, &times)
+            }
         }
         return .data(data)
     }

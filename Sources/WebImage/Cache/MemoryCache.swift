@@ -172,11 +172,14 @@ struct LRUState<Key: Hashable, Value> {
         return slots[i].value
     }
 
+    /// Returns what the caller releases after unlocking: the replaced value, if any,
+    /// and the evicted ones. Neither allocates when nothing is evicted, which is the
+    /// common case; an array for the replaced value cost two allocations per set.
     @inlinable
-    mutating func set(_ value: Value, forKey key: Key, cost: Int) -> [Value] {
+    mutating func set(_ value: Value, forKey key: Key, cost: Int) -> (replaced: Value?, evicted: [Value]) {
         if costLimit > 0 && cost > costLimit {
-            guard let i = index[key] else { return [] }
-            return [remove(slot: i)]
+            guard let i = index[key] else { return (nil, []) }
+            return (remove(slot: i), [])
         }
         if let i = index[key] {
             totalCost += cost - slots[i].cost
@@ -184,7 +187,7 @@ struct LRUState<Key: Hashable, Value> {
             slots[i].value = value
             slots[i].cost = cost
             if i != head { moveToFront(i) }
-            return [old] + enforceLimits()
+            return (old, enforceLimits())
         }
         let i = slots.count
         slots.append(Slot(key: key, value: value, cost: cost, prev: -1, next: head))
@@ -192,7 +195,7 @@ struct LRUState<Key: Hashable, Value> {
         head = i
         index[key] = i
         totalCost += cost
-        return enforceLimits()
+        return (nil, enforceLimits())
     }
 
     @inlinable

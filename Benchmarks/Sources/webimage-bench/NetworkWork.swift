@@ -1,0 +1,88 @@
+import Foundation
+import WebImage
+
+/// The network modes, through `ImageDownloader`: download + decode of a URL list with
+/// a cold downloader, and many concurrent loads of one URL (coalescing).
+enum NetworkWork {
+    /// The URLs listed in `paths` (one per line, blank lines ignored).
+    static func urls(in paths: [String]) throws -> [URL] {
+        var urls: [URL] = []
+        for path in paths {
+            let text = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
+            for line in text.split(whereSeparator: \.isNewline) where !line.isEmpty {
+                guard let url = URL(string: String(line)) else { throw UsageError("not a URL: \(line)") }
+                urls.append(url)
+            }
+        }
+        guard !urls.isEmpty else { throw UsageError("no URLs in \(paths)") }
+        return urls
+    }
+
+    /// Each iteration: a new downloader allowing `concurrency` transfers (so no pooled
+    /// connection survives from the previous one), every URL requested at once (the
+    /// downloader queues all but `concurrency`), each body decoded to RGBA. The sample
+    /// ends when the last image is decoded; shutting the downloader down is not timed.
+    static func download(paths: [String], concurrency: Int, iterations: Int, warmup: Int) throws -> BenchReport {
+        let urls = try urls(in: paths)
+        let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], pixels: Int) in
+            var pixels = 0
+            let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
+                var config = DownloaderConfig()
+                config.maxConcurrentDownloads = concurrency
+                let downloader = ImageDownloader(config: config)
+                do {
+                    pixels = try await loadAll(urls, with: downloader)
+                } catch {
+                    await downloader.shutdown()
+                    throw error
+                }
+                // Not part of the sample: the next iteration's clock starts after this.
+                await downloader.shutdown()
+            }
+            return (samples, pixels)
+        }
+        return BenchReport(mode: BenchMode.download.rawValue, ok: measured.pixels > 0, samples: measured.samples,
+                           opsPerSample: urls.count, pixelsPerSample: measured.pixels,
+                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+    }
+
+    /// `count` loads of the one URL in `arguments`, all started at once on a new
+    /// downloader; `compare` counts the requests the origin logged.
+    static func coalesce(url text: String, count: Int) throws -> BenchReport {
+        guard let url = URL(string: text) else { throw UsageError("coalesce needs a URL") }
+        let measured = try AsyncBridge.wait { () async throws -> (seconds: Double, pixels: Int) in
+            let downloader = ImageDownloader(config: DownloaderConfig())
+            let clock = ContinuousClock()
+            let start = clock.now
+            let pixels: Int
+            do {
+                pixels = try await loadAll(Array(repeating: url, count: count), with: downloader)
+            } catch {
+                await downloader.shutdown()
+                throw error
+            }
+            let elapsed = Sampler.seconds(clock.now - start)
+            await downloader.shutdown()
+            return (elapsed, pixels)
+        }
+        return BenchReport(mode: BenchMode.coalesce.rawValue, ok: measured.pixels > 0, samples: [measured.seconds],
+                           opsPerSample: count, pixelsPerSample: measured.pixels,
+                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+    }
+
+    /// Loads every URL concurrently; returns the decoded pixels. Any failure fails all.
+    static func loadAll(_ urls: [URL], with downloader: ImageDownloader) async throws -> Int {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for url in urls {
+                group.addTask {
+                    let response = try await downloader.loadImage(with: url)
+                    guard let image = response.image else { throw UsageError("no image for \(url)") }
+                    return image.width * image.height
+                }
+            }
+            var pixels = 0
+            for try await count in group { pixels += count }
+            return pixels
+        }
+    }
+}
