@@ -129,17 +129,23 @@ What each row measures:
   GIF and WebP; lossy and lossless WebP) plus real ones from ../shared/corpus;
   ours decodes all frames to RGBA, Pillow `load()` for PNG and every frame
   `convert("RGBA")` for GIF/WebP.
-- memory cache get/set: per-operation time of the library's memory cache against
-  a `Mutex<[String: DecodedImage]>` doing the same operations on 1024 keys, on 1
-  and 2 threads; the rate row is gets per second on one thread.
-- disk cache hit: per-hit time of the disk cache for a ~50 KB entry against
-  open + fstat + read() + close of the same file.
-- manager memory hit: per-load time of a manager load answered from memory.
+- memory cache get/set: per-operation time of `MemoryCache<String, DecodedImage>`
+  (`value(forKey:)` / `setValue(_:forKey:cost:)`, 256 MB cost limit, nothing
+  evicted) against a `Mutex<[String: DecodedImage]>` doing the same operations
+  on 1024 URL keys, on 1 and 2 threads; the rate row is gets per second on one thread.
+- disk cache hit: per-hit time of `await DiskCache.data(forKey:)` for a ~50 KB
+  entry (key to file name, the hop to the cache's serial I/O queue and back,
+  open + fstat + read + close; the data only, no decoding) against
+  open + fstat + read() + close of the same file on the calling thread.
+- manager memory hit: per-load time of `await ImageManager.loadImage(with:)`
+  answered from the memory cache.
 - network: 1000 distinct ~50 KB JPEGs from a private nginx on 127.0.0.1, 16 at
-  once, cold cache; ours downloads and decodes, curl only transfers
+  once, cold cache; ours downloads and decodes to RGBA through a new
+  `ImageDownloader` (16 concurrent transfers, all 1000 requested at once), curl only transfers
   (`--parallel --parallel-max 16`), aiohttp downloads and Pillow decodes on
   the default thread pool.
-- 100 concurrent loads of one URL: requests nginx logged for that URL while ours ran.
+- 100 concurrent loads of one URL: requests nginx logged for that URL while ours
+  ran 100 concurrent `loadImage` calls on one new `ImageDownloader`.
 - peak RSS: VmHWM of the process thumbnailing 20 large JPEGs (5 real large
   photos + the 15 largest generated ones) once, ours vs Pillow draft+thumbnail.
 """
