@@ -13,6 +13,7 @@ struct WebImageCommand: AsyncParsableCommand {
         subcommands: [
             DecodeCommand.self,
             CacheCommand.self,
+            ShowCommand.self,
         ]
     )
 
