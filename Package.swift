@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
@@ -20,16 +21,21 @@ let package = Package(
         .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
-        // libpng reports errors by longjmp; this C shim keeps every jump inside C.
+        // libjpeg and libpng report errors by longjmp; these C shims keep every jump inside C.
+        .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         // getxattr/setxattr, which Glibc's Swift module does not export.
         .systemLibrary(name: "CXattr"),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CPNGShim", "CGIF", "CWebP", "CXattr",
+                "CJPEG", "CJPEGShim", "CPNG", "CPNGShim", "CGIF", "CWebP", "CXattr",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -45,7 +51,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage"]
+            dependencies: [
+                "WebImage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

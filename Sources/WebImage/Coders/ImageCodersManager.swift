@@ -17,6 +17,7 @@ public final class ImageCodersManager: ProgressiveImageCoder {
     /// The built-in coders, in the order they are added (the last is asked first).
     public static var builtInCoders: [any ImageCoder] {
         [
+            JPEGCoder(),
             PNGCoder(),
             GIFCoder(),
             WebPCoder(),

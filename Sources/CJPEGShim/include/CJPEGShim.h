@@ -1,0 +1,110 @@
+// A thin C layer over libjpeg-turbo that Swift can call safely.
+//
+// libjpeg reports fatal errors by calling error_exit, which by default exit()s the
+// process; the usual fix, longjmp, must never cross Swift frames. Every function here
+// that runs libjpeg code does its own setjmp, so a fatal error unwinds only C frames and
+// comes back as a status plus libjpeg's formatted message. After an error the object
+// refuses further work: destroy it.
+//
+// The libjpeg structures stay opaque to Swift, so Swift never imports jpeglib.h.
+#ifndef CJPEGSHIM_H
+#define CJPEGSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    WI_JPEG_OK = 0,
+    /// The input ran out and more may come (incremental decoding only).
+    WI_JPEG_SUSPENDED = 1,
+    /// A fatal libjpeg error: corrupt data or a bad call; see the message.
+    WI_JPEG_ERROR = 2,
+    /// Valid JPEG this libjpeg cannot decode (12-bit, lossless, JPEG-LS, DNL, an unknown
+    /// colour space).
+    WI_JPEG_UNSUPPORTED = 3,
+    /// Larger than libjpeg's 65500-pixel limit per side.
+    WI_JPEG_TOO_LARGE = 4,
+} wi_jpeg_status;
+
+typedef enum {
+    WI_JPEG_COLOR_GRAY = 0,
+    WI_JPEG_COLOR_RGB = 1,  // YCbCr or RGB: decoded straight to RGBA
+    WI_JPEG_COLOR_CMYK = 2, // CMYK or YCCK: decoded to CMYK, converted by the caller
+    WI_JPEG_COLOR_OTHER = 3,
+} wi_jpeg_color;
+
+typedef struct {
+    unsigned width;
+    unsigned height;
+    int components;
+    wi_jpeg_color color;
+    /// Whether the file has several scans (progressive, or non-interleaved baseline).
+    int has_multiple_scans;
+    /// Whether an Adobe APP14 marker was seen: its CMYK is stored inverted.
+    int adobe_marker;
+    /// Whether the file is arithmetic-coded; libjpeg cannot suspend inside such data,
+    /// so it decodes only with complete input.
+    int arithmetic;
+} wi_jpeg_header;
+
+// MARK: Decoding
+
+typedef struct wi_jpeg_decoder wi_jpeg_decoder;
+
+/// A new decoder that saves APP1 markers and caps progressive files at `max_scans` scans.
+/// NULL when out of memory.
+wi_jpeg_decoder *wi_jdec_create(int max_scans);
+void wi_jdec_destroy(wi_jpeg_decoder *d);
+/// libjpeg's message for the last error (empty when none).
+const char *wi_jdec_message(const wi_jpeg_decoder *d);
+
+/// Points the decoder at all bytes received so far. `bytes` must stay valid until the
+/// next libjpeg call returns; each call's bytes must start with the previous call's.
+/// When `is_complete` is 0 and the bytes run out, calls return WI_JPEG_SUSPENDED; when 1,
+/// a fake EOI marker is inserted (libjpeg's usual recovery) so a short file decodes what
+/// it has and never waits.
+void wi_jdec_set_input(wi_jpeg_decoder *d, const uint8_t *bytes, size_t count, int is_complete);
+
+wi_jpeg_status wi_jdec_read_header(wi_jpeg_decoder *d, wi_jpeg_header *header);
+/// The `index`th saved APP1 payload; 0 when there is none.
+int wi_jdec_app1(const wi_jpeg_decoder *d, int index, const uint8_t **bytes, size_t *count);
+
+/// Chooses RGBA (or CMYK) output, DCT scaling by 1/`scale_denom` and buffered-image mode,
+/// then reports the output size.
+wi_jpeg_status wi_jdec_configure(wi_jpeg_decoder *d, unsigned scale_denom, int buffered,
+                                 unsigned *out_width, unsigned *out_height);
+wi_jpeg_status wi_jdec_start(wi_jpeg_decoder *d);
+/// Reads rows into `base` (row r at base + r * stride) until the last row or suspension,
+/// or, with complete input, until the data is found truncated (wi_jdec_is_truncated).
+/// `*scanline` is the number of rows done so far in this output pass.
+wi_jpeg_status wi_jdec_read_rows(wi_jpeg_decoder *d, uint8_t *base, size_t stride, unsigned *scanline);
+wi_jpeg_status wi_jdec_finish(wi_jpeg_decoder *d);
+
+// Buffered-image mode (progressive incremental decoding).
+
+/// Consumes the input received so far. `*completed_scans` counts the scans whose data
+/// fully arrived; `*input_done` is 1 once the EOI marker was read.
+wi_jpeg_status wi_jdec_consume(wi_jpeg_decoder *d, int *completed_scans, int *input_done);
+wi_jpeg_status wi_jdec_start_output(wi_jpeg_decoder *d, int scan);
+wi_jpeg_status wi_jdec_finish_output(wi_jpeg_decoder *d);
+
+/// Whether the input ended inside a scan's coded data before its last row of blocks,
+/// so that part of the image is missing (libjpeg paints it grey).
+int wi_jdec_is_truncated(const wi_jpeg_decoder *d);
+
+// MARK: Encoding
+
+typedef struct wi_jpeg_encoder wi_jpeg_encoder;
+
+wi_jpeg_encoder *wi_jenc_create(void);
+void wi_jenc_destroy(wi_jpeg_encoder *e);
+const char *wi_jenc_message(const wi_jpeg_encoder *e);
+/// Starts a baseline YCbCr JPEG of `width` × `height` at `quality` 0…100, written to
+/// memory. Rows are RGBA (alpha ignored) when `input_rgba` is 1, else RGB.
+wi_jpeg_status wi_jenc_start(wi_jpeg_encoder *e, unsigned width, unsigned height, int quality,
+                             int input_rgba);
+wi_jpeg_status wi_jenc_write_rows(wi_jpeg_encoder *e, const uint8_t *base, size_t stride, unsigned count);
+/// Finishes the file; `*bytes` stays valid until wi_jenc_destroy.
+wi_jpeg_status wi_jenc_finish(wi_jpeg_encoder *e, const uint8_t **bytes, size_t *count);
+
+#endif

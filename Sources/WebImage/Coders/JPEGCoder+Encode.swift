@@ -1,0 +1,72 @@
+import CJPEGShim
+import Foundation
+
+extension JPEGCoder {
+    /// `true` for ``ImageFormat/jpeg``.
+    public func canEncode(to format: ImageFormat) -> Bool { format == .jpeg }
+
+    /// Encodes the first frame as a baseline JPEG (4:2:0 YCbCr, optimized Huffman tables).
+    ///
+    /// `options.quality` 0…1 maps to libjpeg's 0…100. JPEG has no alpha: translucent
+    /// pixels are composited over white, as browsers show them on a default page.
+    /// Runs on the calling thread.
+    ///
+    /// - Throws: ``WebImageError/Code/unsupportedFormat`` for other formats,
+    ///   ``WebImageError/Code/encodingFailed`` when libjpeg fails (for example a side
+    ///   over 65,500 pixels).
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        guard canEncode(to: format) else {
+            throw WebImageError.unsupportedFormat("JPEGCoder cannot encode \(format.rawValue)")
+        }
+        let pixels = image.pixels
+        guard pixels.width > 0, pixels.height > 0 else {
+            throw WebImageError(.encodingFailed, "Cannot encode an empty image as JPEG")
+        }
+        let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
+        guard let encoder = wi_jenc_create() else {
+            throw WebImageError(.encodingFailed, "Could not create a JPEG encoder (out of memory)")
+        }
+        defer { wi_jenc_destroy(encoder) }
+        func check(_ status: wi_jpeg_status) throws {
+            guard status == WI_JPEG_OK else {
+                throw WebImageError(.encodingFailed, "JPEG encoding failed: \(String(cString: wi_jenc_message(encoder)))")
+            }
+        }
+
+        let opaque = !pixels.hasAlpha
+        try check(wi_jenc_start(encoder, UInt32(pixels.width), UInt32(pixels.height), quality, opaque ? 1 : 0))
+        try pixels.bytes.withUnsafeBufferPointer { source in
+            guard let base = source.baseAddress else { return }
+            if opaque {
+                // libjpeg-turbo reads RGBA rows and ignores the alpha byte: no copy needed.
+                try check(wi_jenc_write_rows(encoder, base, pixels.bytesPerRow, UInt32(pixels.height)))
+                return
+            }
+            var row = [UInt8](repeating: 0, count: pixels.width * 3)
+            try row.withUnsafeMutableBufferPointer { rgb in
+                guard let rowBase = rgb.baseAddress else { return }
+                for y in 0..<pixels.height {
+                    Self.compositeOverWhite(base + y * pixels.bytesPerRow, into: rgb, count: pixels.width)
+                    try check(wi_jenc_write_rows(encoder, rowBase, rgb.count, 1))
+                }
+            }
+        }
+        var bytes: UnsafePointer<UInt8>?
+        var count = 0
+        try check(wi_jenc_finish(encoder, &bytes, &count))
+        guard let bytes, count > 0 else {
+            throw WebImageError(.encodingFailed, "libjpeg produced no data")
+        }
+        return Data(bytes: bytes, count: count)
+    }
+
+    private static func compositeOverWhite(_ rgba: UnsafePointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>, count: Int) {
+        for x in 0..<count {
+            let a = Int(rgba[x * 4 + 3])
+            let white = (255 - a) * 255
+            rgb[x * 3] = UInt8((Int(rgba[x * 4]) * a + white + 127) / 255)
+            rgb[x * 3 + 1] = UInt8((Int(rgba[x * 4 + 1]) * a + white + 127) / 255)
+            rgb[x * 3 + 2] = UInt8((Int(rgba[x * 4 + 2]) * a + white + 127) / 255)
+        }
+    }
+}

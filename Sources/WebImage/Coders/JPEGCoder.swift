@@ -1,0 +1,69 @@
+import CJPEGShim
+import Foundation
+
+/// Decodes and encodes JPEG with libjpeg-turbo.
+///
+/// Decodes baseline, progressive, arithmetic-coded, grayscale, RGB and CMYK/YCCK
+/// (Adobe inverted CMYK included) files straight into RGBA, and applies the EXIF
+/// orientation (recorded in ``DecodedImage/orientation`` either way). Thumbnails and
+/// scale-down decode with libjpeg's DCT scaling (1/2, 1/4, 1/8) and then resample to the
+/// exact size. 12-bit, lossless, JPEG-LS and DNL-sized files are beyond libjpeg-turbo 2.1
+/// and fail with ``WebImageError/Code/unsupportedFormat``.
+///
+/// A one-shot decode of data that ends before the image does fails with
+/// ``WebImageError/Code/badImageData``, as Pillow does, rather than returning a picture
+/// with a grey bottom: a cache must not keep a cut-off download as if it were whole. A
+/// baseline file missing only its final EOI marker still decodes; a multi-scan
+/// (progressive) one counts as cut off. Partial images come from
+/// ``makeIncrementalDecoder(options:)``.
+///
+/// Stateless and thread-safe; every call blocks the calling thread, so run it on a
+/// ``DecodeQueue``.
+public struct JPEGCoder: ProgressiveImageCoder {
+    /// Creates the coder; it holds no state, so one instance can serve every thread.
+    public init() {}
+
+    /// Whether `data` starts with the JPEG SOI marker and a marker prefix.
+    public func canDecode(_ data: Data) -> Bool {
+        data.count >= 3 && data.prefix(3).elementsEqual([0xFF, 0xD8, 0xFF])
+    }
+
+    /// Decodes `data` in one go; see the type's description.
+    ///
+    /// - Throws: ``WebImageError`` with `badImageData` (corrupt, truncated, empty),
+    ///   `imageTooLarge` (checked from the header) or `unsupportedFormat`.
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+        guard !data.isEmpty else { throw WebImageError.badImageData("The JPEG data is empty") }
+        return try data.withUnsafeBytes { bytes -> DecodedImage in
+            let jpeg = try JPEGDecompressor()
+            jpeg.setInput(bytes, isComplete: true)
+            guard let header = try jpeg.readHeader() else {
+                throw WebImageError.badImageData("The JPEG header is incomplete")
+            }
+            let plan = try JPEGDecodePlan(header: header, orientation: jpeg.exifOrientation(), options: options)
+            let size = try jpeg.configure(scaleDenominator: plan.scaleDenominator, buffered: false)
+            _ = try jpeg.start()
+            var pixels = try PixelBuffer(width: size.width, height: size.height) { buffer in
+                guard let base = buffer.baseAddress else { throw WebImageError.badImageData("The JPEG has no pixels") }
+                // With complete input libjpeg never waits: it stops early only when the
+                // data turned out truncated, and then every row must be written or thrown.
+                let rows = try jpeg.readRows(into: base, stride: size.width * 4)
+                if jpeg.isTruncated {
+                    throw WebImageError.badImageData("The JPEG data ends before the image does (\(bytes.count) bytes)")
+                }
+                guard rows == size.height else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
+            }
+            _ = try jpeg.finish()
+            plan.convertCMYK(&pixels, rows: 0..<pixels.height)
+            return plan.finish(pixels, isIncremental: false)
+        }
+    }
+
+    /// Whether `data`'s first bytes look like a JPEG; any JPEG decodes incrementally.
+    public func canDecodeIncrementally(_ data: Data) -> Bool { canDecode(data) }
+
+    /// A ``JPEGIncrementalDecoder`` for one transfer.
+    public func makeIncrementalDecoder(options: ImageDecodeOptions) -> any ProgressiveImageDecoder {
+        JPEGIncrementalDecoder(options: options)
+    }
+}

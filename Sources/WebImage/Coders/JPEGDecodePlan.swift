@@ -1,0 +1,88 @@
+import CJPEGShim
+
+/// What a JPEG decode produces, worked out from the header before any pixels exist:
+/// the DCT scaling libjpeg applies, the exact size after resampling, and the orientation.
+///
+/// Shared by ``JPEGCoder`` and ``JPEGIncrementalDecoder`` so partial and final images
+/// come out the same way.
+struct JPEGDecodePlan: Sendable {
+    /// The EXIF orientation, `.up` when there is none.
+    var orientation: Orientation
+    /// Whether ``finish(_:isIncremental:)`` turns the pixels upright.
+    var applyOrientation: Bool
+    /// libjpeg decodes at 1/`scaleDenominator` (1, 2, 4 or 8) of the stored size.
+    var scaleDenominator: Int
+    /// The size to resample libjpeg's output to, in stored (not display) orientation.
+    var storedTarget: PixelSize
+    /// Whether the source is CMYK/YCCK, decoded as CMYK and converted here.
+    var isCMYK: Bool
+    /// Whether that CMYK is Adobe's inverted kind.
+    var isInvertedCMYK: Bool
+    var scale: Double
+
+    /// Checks the pixel limit against the header, then plans the decode.
+    ///
+    /// - Throws: ``WebImageError/Code/imageTooLarge`` before anything is allocated.
+    init(header: wi_jpeg_header, orientation: Orientation?, options: ImageDecodeOptions) throws(WebImageError) {
+        let width = Int(header.width), height = Int(header.height)
+        try options.checkPixelLimit(width: width, height: height)
+        self.orientation = orientation ?? .up
+        applyOrientation = options.applyOrientation
+        isCMYK = header.color == WI_JPEG_COLOR_CMYK
+        isInvertedCMYK = header.adobe_marker != 0
+        scale = options.scale
+
+        // Thumbnail and scale-down sizes are meant for the upright picture.
+        let swaps = self.orientation.swapsDimensions
+        let display = swaps ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
+        let target = options.targetSize(for: display)
+        storedTarget = swaps ? PixelSize(width: target.height, height: target.width) : target
+
+        // The smallest DCT scale still at least as large as the target in both directions,
+        // so the resampler only ever shrinks.
+        scaleDenominator = 1
+        for denominator in [8, 4, 2] {
+            let w = (width + denominator - 1) / denominator
+            let h = (height + denominator - 1) / denominator
+            if w >= storedTarget.width && h >= storedTarget.height {
+                scaleDenominator = denominator
+                break
+            }
+        }
+    }
+
+    /// Converts CMYK rows `rows` of `pixels` (4 bytes per pixel, as libjpeg wrote them) to RGBA.
+    func convertCMYK(_ pixels: inout PixelBuffer, rows: Range<Int>) {
+        guard isCMYK, !rows.isEmpty else { return }
+        let inverted = isInvertedCMYK
+        let start = rows.lowerBound * pixels.bytesPerRow, end = rows.upperBound * pixels.bytesPerRow
+        pixels.bytes.withUnsafeMutableBufferPointer { p in
+            var i = start
+            while i < end {
+                var c = Int(p[i]), m = Int(p[i + 1]), y = Int(p[i + 2]), k = Int(p[i + 3])
+                if !inverted {
+                    c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k
+                }
+                // Adobe stores ink amounts inverted, so each value is already "how much light".
+                p[i] = UInt8((c * k + 127) / 255)
+                p[i + 1] = UInt8((m * k + 127) / 255)
+                p[i + 2] = UInt8((y * k + 127) / 255)
+                p[i + 3] = 255
+                i += 4
+            }
+        }
+    }
+
+    /// Resamples libjpeg's output to the exact target and turns it upright.
+    func finish(_ pixels: PixelBuffer, isIncremental: Bool) -> DecodedImage {
+        var result = pixels
+        if result.width != storedTarget.width || result.height != storedTarget.height {
+            result = result.resampled(width: storedTarget.width, height: storedTarget.height)
+        }
+        if applyOrientation {
+            result = result.oriented(orientation)
+        }
+        return DecodedImage(pixels: result, format: .jpeg, scale: scale,
+                            isIncremental: isIncremental, orientation: orientation)
+    }
+}

@@ -1,0 +1,102 @@
+import CJPEGShim
+
+/// One libjpeg decompressor, reached through the CJPEGShim C layer.
+///
+/// The shim catches libjpeg's fatal errors in C (they never unwind Swift frames) and this
+/// type turns them into ``WebImageError``s: corrupt data is `badImageData` with libjpeg's
+/// message; 12-bit, lossless, JPEG-LS and DNL files are `unsupportedFormat`; sides over
+/// libjpeg's 65,500 pixels are `imageTooLarge`. After an error the decompressor refuses
+/// further work. Not thread-safe: one owner at a time (the incremental decoder keeps it
+/// behind its lock).
+final class JPEGDecompressor {
+    /// Progressive files with more scans than this are refused, as libjpeg-turbo's tools do.
+    static let maxScans: Int32 = 500
+
+    private let raw: OpaquePointer
+
+    init() throws(WebImageError) {
+        guard let raw = wi_jdec_create(Self.maxScans) else {
+            throw .badImageData("Could not create a JPEG decoder (out of memory)")
+        }
+        self.raw = raw
+    }
+
+    deinit { wi_jdec_destroy(raw) }
+
+    /// Points libjpeg at all bytes received so far. `bytes` must stay valid while later
+    /// calls run, so callers make those calls inside the same `withUnsafeBytes`.
+    func setInput(_ bytes: UnsafeRawBufferPointer, isComplete: Bool) {
+        wi_jdec_set_input(raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, isComplete ? 1 : 0)
+    }
+
+    /// The header, or `nil` when more data is needed.
+    func readHeader() throws(WebImageError) -> wi_jpeg_header? {
+        var header = wi_jpeg_header()
+        return try check(wi_jdec_read_header(raw, &header)) ? header : nil
+    }
+
+    /// The orientation in the first APP1 (EXIF) segment that has one.
+    func exifOrientation() -> Orientation? {
+        var index: Int32 = 0
+        var bytes: UnsafePointer<UInt8>?
+        var count = 0
+        while wi_jdec_app1(raw, index, &bytes, &count) != 0 {
+            if let bytes, let orientation = EXIFOrientation.parse(app1: UnsafeRawBufferPointer(start: bytes, count: count)) {
+                return orientation
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Sets RGBA (or CMYK) output, DCT scaling by 1/`scaleDenominator` and buffered-image
+    /// mode; returns the output size.
+    func configure(scaleDenominator: Int, buffered: Bool) throws(WebImageError) -> PixelSize {
+        var width: UInt32 = 0, height: UInt32 = 0
+        _ = try check(wi_jdec_configure(raw, UInt32(scaleDenominator), buffered ? 1 : 0, &width, &height))
+        return PixelSize(width: Int(width), height: Int(height))
+    }
+
+    /// `false` when more data is needed.
+    func start() throws(WebImageError) -> Bool { try check(wi_jdec_start(raw)) }
+
+    /// Decodes rows into `base` (4 bytes per pixel, `stride` bytes per row) until the last
+    /// row or until the data runs out; returns the rows done so far in this output pass.
+    func readRows(into base: UnsafeMutableRawPointer, stride: Int) throws(WebImageError) -> Int {
+        var scanline: UInt32 = 0
+        _ = try check(wi_jdec_read_rows(raw, base.assumingMemoryBound(to: UInt8.self), stride, &scanline))
+        return Int(scanline)
+    }
+
+    /// `false` when more data is needed.
+    func finish() throws(WebImageError) -> Bool { try check(wi_jdec_finish(raw)) }
+
+    /// Consumes the data received so far (buffered-image mode).
+    func consumeInput() throws(WebImageError) -> (completedScans: Int, inputDone: Bool) {
+        var scans: Int32 = 0, done: Int32 = 0
+        _ = try check(wi_jdec_consume(raw, &scans, &done))
+        return (Int(scans), done != 0)
+    }
+
+    /// Starts an output pass showing the coefficients up to `scan`; `false` when more data is needed.
+    func startOutput(scan: Int) throws(WebImageError) -> Bool { try check(wi_jdec_start_output(raw, Int32(scan))) }
+
+    /// Ends an output pass; `false` when more data is needed first.
+    func finishOutput() throws(WebImageError) -> Bool { try check(wi_jdec_finish_output(raw)) }
+
+    /// Whether complete data ended inside a scan, leaving part of the image missing.
+    var isTruncated: Bool { wi_jdec_is_truncated(raw) != 0 }
+
+    /// `true` for OK, `false` for suspended; throws for errors.
+    private func check(_ status: wi_jpeg_status) throws(WebImageError) -> Bool {
+        switch status {
+        case WI_JPEG_OK: return true
+        case WI_JPEG_SUSPENDED: return false
+        case WI_JPEG_UNSUPPORTED: throw .unsupportedFormat("JPEG feature not supported: \(message)")
+        case WI_JPEG_TOO_LARGE: throw .imageTooLarge("JPEG too large: \(message)")
+        default: throw .badImageData("Corrupt JPEG: \(message)")
+        }
+    }
+
+    private var message: String { String(cString: wi_jdec_message(raw)) }
+}
