@@ -18,7 +18,7 @@ struct ShowCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "An image file, or a file:, http: or https: URL.")
+    @Argument(help: "An image file, or a file:, http:, https: or data: URL.")
     var source: String
 
     @Option(help: "Draw exactly this many columns wide (default: fit the terminal).")
@@ -47,13 +47,11 @@ struct ShowCommand: AsyncParsableCommand {
         output.bootstrapLogging()
         let columns = width ?? Terminal.columns
         do {
-            let data = try await ImageSource.data(for: source)
             var decodeOptions = ImageDecodeOptions()
             // Decoding near the drawn size is much cheaper for large photos (JPEG DCT scaling).
             decodeOptions.thumbnailPixelSize = PixelSize(width: columns, height: 1 << 20)
             decodeOptions.firstFrameOnly = !animate
-            let options = decodeOptions
-            let image = try await DecodeQueue.shared.run { try ImageCodersManager.shared.decode(data, options: options) }
+            let image = try await ImageSource.image(for: source, options: decodeOptions)
             let painter = TerminalImage(background: TerminalImage.Background(rawValue: background) ?? .checker)
             try await draw(image, columns: columns, painter: painter)
         } catch {

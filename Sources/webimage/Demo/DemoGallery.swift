@@ -13,6 +13,9 @@ struct DemoAsset: Sendable {
     /// progressive decoders get to show partial images; 1 sends the body at once.
     var pieces = 1
     var pause = Duration.zero
+    /// Wait this long before answering: a slow origin, so that every concurrent load of
+    /// the URL is waiting on the one transfer before it completes.
+    var delay = Duration.zero
 }
 
 /// The sample gallery: one image of every format the project encodes, made at start-up
@@ -22,6 +25,20 @@ enum DemoGallery {
     static let missingPath = "/missing.png"
     /// The progressive JPEG's route; it arrives in pieces.
     static let progressivePath = "/progressive.jpg"
+    /// The route the coalescing step loads 50 times at once, used by nothing else.
+    static let coalescingPath = "/popular/photo.jpg"
+    /// The photo's route.
+    static let photoPath = "/photo.jpg"
+
+    /// The first asset served again at ``coalescingPath``, so its request count starts at 0.
+    static func coalescingAsset(from assets: [DemoAsset]) -> DemoAsset {
+        var asset = assets.first { $0.path == photoPath } ?? assets.first
+            ?? DemoAsset(path: "", title: "", body: [], contentType: "application/octet-stream")
+        asset.path = coalescingPath
+        asset.title = "popular " + asset.title
+        asset.delay = .milliseconds(300)
+        return asset
+    }
 
     /// Encodes the gallery. Formats without an encoder in `coders` are left out.
     static func make(coders: ImageCodersManager = .shared) throws -> [DemoAsset] {
@@ -33,7 +50,7 @@ enum DemoGallery {
             assets.append(DemoAsset(path: path, title: title, body: Array(data), contentType: format.mimeType))
         }
         let photo = DecodedImage(pixels: DemoPictures.landscape(width: 640, height: 427), format: .jpeg)
-        try add("/photo.jpg", "photo (JPEG)", photo, .jpeg, ImageEncodeOptions(quality: 0.8))
+        try add(photoPath, "photo (JPEG)", photo, .jpeg, ImageEncodeOptions(quality: 0.8))
         assets.append(DemoAsset(
             path: progressivePath, title: "progressive JPEG", body: Array(DemoProgressiveJPEG.data),
             contentType: ImageFormat.jpeg.mimeType, pieces: 16, pause: .milliseconds(40)))

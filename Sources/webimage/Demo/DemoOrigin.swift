@@ -109,6 +109,7 @@ final class DemoOrigin: Sendable {
             try await out.write(.end(nil))
             return
         }
+        if asset.delay > .zero { try await Task.sleep(for: asset.delay) }
         var headers = HTTPHeaders([("Content-Type", asset.contentType)])
         // One piece goes with a Content-Length; several use the chunked encoding.
         if asset.pieces <= 1 { headers.add(name: "Content-Length", value: "\(asset.body.count)") }

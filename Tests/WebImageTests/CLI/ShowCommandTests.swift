@@ -12,9 +12,9 @@ struct ShowCommandTests {
     }
 
     @Test("a photo is drawn --width columns wide, two pixel rows per text row, in 24-bit colour")
-    func widthAndRows() throws {
+    func widthAndRows() async throws {
         // kodim23.png is 768x512: 40 columns make 27 pixel rows, so 14 text rows.
-        let run = try WebImageTool.run(["show", Corpus.root.appendingPathComponent("png/image-png/kodim23.png").path,
+        let run = try await WebImageTool.run(["show", Corpus.root.appendingPathComponent("png/image-png/kodim23.png").path,
                                         "--width", "40"])
         #expect(run.status == 0, "\(run.err)")
         #expect(run.lines.count == 14)
@@ -24,21 +24,21 @@ struct ShowCommandTests {
     }
 
     @Test("without --width the drawing fits COLUMNS; a smaller image keeps its own width")
-    func fitsTerminal() throws {
+    func fitsTerminal() async throws {
         let photo = Corpus.root.appendingPathComponent("png/image-png/kodim23.png").path
-        let wide = try WebImageTool.run(["show", photo], environment: ["COLUMNS": "30"])
+        let wide = try await WebImageTool.run(["show", photo], environment: ["COLUMNS": "30"])
         #expect(wide.status == 0)
         #expect(cellsPerRow(wide).allSatisfy { $0 == 30 })
         #expect(wide.lines.count == 10)  // 30 * 512 / 768 = 20 pixel rows
 
-        let tiny = try WebImageTool.run(["show", Corpus.root.appendingPathComponent("png/image-png/acid2.png").path],
+        let tiny = try await WebImageTool.run(["show", Corpus.root.appendingPathComponent("png/image-png/acid2.png").path],
                                         environment: ["COLUMNS": "80"])
         #expect(tiny.status == 0)
         #expect(cellsPerRow(tiny) == [2])
     }
 
     @Test("transparent pixels are composited over black or the checkerboard")
-    func alphaComposite() throws {
+    func alphaComposite() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("alpha.png")
         let pixels = try #require(PixelBuffer(width: 2, height: 2, bytes: [
@@ -48,20 +48,20 @@ struct ShowCommandTests {
         try ImageCodersManager.shared.encode(DecodedImage(pixels: pixels, format: .png), as: .png, options: .init())
             .write(to: file)
 
-        let black = try WebImageTool.run(["show", file.path, "--background", "black"])
+        let black = try await WebImageTool.run(["show", file.path, "--background", "black"])
         #expect(black.status == 0)
         #expect(black.lines == [
             "\u{1B}[38;2;255;0;0m\u{1B}[48;2;0;255;0m▀\u{1B}[38;2;0;0;0m\u{1B}[48;2;0;0;128m▀\u{1B}[0m",
         ])
-        let checker = try WebImageTool.run(["show", file.path])
+        let checker = try await WebImageTool.run(["show", file.path])
         #expect(checker.status == 0)
         #expect(checker.out.contains("\u{1B}[38;2;153;153;153m"))
     }
 
     @Test("an odd pixel height leaves the last row's lower half on the terminal's background")
-    func oddHeight() throws {
+    func oddHeight() async throws {
         // animated_loop.gif is 100x100; 5 columns wide it is 5 pixel rows: 3 text rows.
-        let run = try WebImageTool.run(["show", Corpus.root.appendingPathComponent("gif/gif-test-suite/animated_loop.gif").path,
+        let run = try await WebImageTool.run(["show", Corpus.root.appendingPathComponent("gif/gif-test-suite/animated_loop.gif").path,
                                         "--width", "5"])
         #expect(run.status == 0)
         #expect(run.lines.count == 3)
@@ -70,8 +70,8 @@ struct ShowCommandTests {
     }
 
     @Test("--animate redraws every frame in place, moving the cursor back up")
-    func animate() throws {
-        let run = try WebImageTool.run(["show", Corpus.root.appendingPathComponent("gif/gif-test-suite/animated_loop.gif").path,
+    func animate() async throws {
+        let run = try await WebImageTool.run(["show", Corpus.root.appendingPathComponent("gif/gif-test-suite/animated_loop.gif").path,
                                         "--width", "6", "--animate", "--loops", "1"])
         #expect(run.status == 0, "\(run.err)")
         // 4 frames, 1 loop: 4 drawings of 3 rows, each after the first preceded by "up 3 rows".
@@ -80,8 +80,8 @@ struct ShowCommandTests {
     }
 
     @Test("unreadable or undecodable input exits 1 with the error's code; bad usage exits 2")
-    func failures() throws {
-        let missing = try WebImageTool.run(["show", "/nonexistent/picture.png"])
+    func failures() async throws {
+        let missing = try await WebImageTool.run(["show", "/nonexistent/picture.png"])
         #expect(missing.status == 1)
         #expect(missing.out.isEmpty)
         #expect(missing.err.contains("invalidURL (1000)"))
@@ -89,12 +89,12 @@ struct ShowCommandTests {
         let directory = try TemporaryDirectory()
         let text = directory.url.appendingPathComponent("notes.png")
         try Data("not an image".utf8).write(to: text)
-        let garbage = try WebImageTool.run(["show", text.path])
+        let garbage = try await WebImageTool.run(["show", text.path])
         #expect(garbage.status == 1)
         #expect(garbage.err.contains("badImageData (1001)"))
 
-        #expect(try WebImageTool.run(["show", text.path, "--width", "0"]).status == 2)
-        #expect(try WebImageTool.run(["show"]).status == 2)
-        #expect(try WebImageTool.run(["show", text.path, "--background", "plaid"]).status == 2)
+        #expect(try await WebImageTool.run(["show", text.path, "--width", "0"]).status == 2)
+        #expect(try await WebImageTool.run(["show"]).status == 2)
+        #expect(try await WebImageTool.run(["show", text.path, "--background", "plaid"]).status == 2)
     }
 }

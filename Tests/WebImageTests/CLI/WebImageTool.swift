@@ -32,15 +32,18 @@ struct WebImageTool {
         return Corpus.packageRoot.appendingPathComponent(".build/debug/webimage")
     }()
 
-    /// Runs `webimage arguments…` to the end. `COLUMNS` is unset unless given, so the
-    /// tool's width does not depend on the terminal the tests run in.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// Runs `webimage arguments…` to the end without blocking a thread, so servers in
+    /// the test process keep answering the child. `COLUMNS` is unset unless given, so
+    /// the tool's width does not depend on the terminal the tests run in.
+    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) async throws -> Run {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the webimage tool first")
         let directory = try TemporaryDirectory()
         let outURL = directory.url.appendingPathComponent("out")
         let errURL = directory.url.appendingPathComponent("err")
+        let inURL = directory.url.appendingPathComponent("in")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -50,14 +53,23 @@ struct WebImageTool {
         // Files, not pipes: a chatty child can never block on a full pipe nobody reads.
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
+        let input = try FileHandle(forReadingFrom: inURL)
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        process.standardInput = input
+        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
         try out.close()
         try err.close()
-        return Run(status: process.terminationStatus,
+        try input.close()
+        return Run(status: status,
                    out: try String(contentsOf: outURL, encoding: .utf8),
                    err: try String(contentsOf: errURL, encoding: .utf8))
     }
