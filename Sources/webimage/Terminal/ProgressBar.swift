@@ -3,7 +3,7 @@ import Synchronization
 /// A one-line progress bar on stderr: `label [#####-----] 5/10`.
 ///
 /// Thread-safe: loads report from their callback queues. Redraws in place with a
-/// carriage return; ``finish()`` clears the line. Draws nothing when not enabled
+/// carriage return; ``finish()`` clears the line it drew. Draws nothing when not enabled
 /// (stderr is not a terminal, or `--quiet`).
 final class ProgressBar: Sendable {
     private struct State {
@@ -37,11 +37,11 @@ final class ProgressBar: Sendable {
 
     /// Clears the bar's line; later calls draw nothing.
     func finish() {
-        let wasFinished = state.withLock { s in
+        let hasDrawn = state.withLock { s in
             defer { s.isFinished = true }
-            return s.isFinished
+            return !s.isFinished && s.done > 0
         }
-        if isEnabled && !wasFinished { Terminal.writeError("\r\u{1B}[2K") }
+        if isEnabled && hasDrawn { Terminal.writeError("\r\u{1B}[2K") }
     }
 
     private func render(_ s: State) -> String {
