@@ -89,6 +89,7 @@ struct ImagePrefetcherTests {
         prefetcher.maxConcurrentPrefetchCount = 6
         let task = Task { await prefetcher.prefetch(fast + slow) }
         #expect(await ManagerTestKit.eventually { (0..<4).allSatisfy { f.origin.requestCount("/s\($0).png") == 1 } })
+        #expect(await ManagerTestKit.eventually { fast.allSatisfy { f.cache.imageFromMemory(forKey: $0.absoluteString) != nil } })
         f.downloader.cancelAllDownloads()
         let result = await task.value
         #expect(result == PrefetchResult(finishedCount: 6, skippedCount: 4))
