@@ -14,6 +14,4 @@ final class FailedURLSet: Sendable {
     func remove(_ url: URL) { urls.withLock { _ = $0.remove(url) } }
 
     func removeAll() { urls.withLock { $0.removeAll() } }
-
-    var count: Int { urls.withLock { $0.count } }
 }

@@ -9,6 +9,8 @@ struct ImageManagerCancelTests {
         let f = try await ManagerFixture()
         let url = f.serve("/q.png", ManagerTestKit.png(width: 256, height: 256))
         try await f.cache.store(nil, data: ManagerTestKit.png(width: 256, height: 256), forKey: url.absoluteString, cacheType: .disk)
+        // Keep the disk queue busy so the query is surely still waiting for its read.
+        f.cache.diskCache.ioQueue.async { Thread.sleep(forTimeInterval: 0.3) }
         let recorder = ResultRecorder()
         let operation = f.manager.loadImage(with: url, completed: recorder.record)
         operation.cancel()
