@@ -12,6 +12,15 @@ extension ImageManager {
         }
         let options = load.options.cacheOptions(querying: load.context.queryCacheType)
         let context = load.context.cacheContext(options: load.options, queue: load.queue, thumbnail: false)
+        if load.options.contains(.queryDiskDataSync), load.context.queryCacheType.includesDisk,
+           let cache = load.cache as? ImageCache {
+            if let hit = querySynchronously(cache, key: key, load: load, context: context) {
+                cacheHit(load, hit, inline: true)
+            } else {
+                load.queue.async { self.queryOriginal(load) }
+            }
+            return
+        }
         let hasReturned = Mutex(false)
         let operation = load.cache.queryImage(forKey: key, options: options, context: context) { [self] result in
             // Before `queryImage` returned, this is the caller's thread (queryMemorySync).
@@ -31,6 +40,27 @@ extension ImageManager {
         }
         hasReturned.withLock { $0 = true }
         load.operation.setCacheOperation(operation)
+    }
+
+    /// ``WebImageOptions/queryDiskDataSync``: memory, then disk read and decoded on this
+    /// thread; a hit is delivered before `loadImage` returns. The decoded image is kept
+    /// in memory as an asynchronous disk hit would be.
+    private func querySynchronously(
+        _ cache: ImageCache, key: String, load: ManagedLoad, context: ImageCacheContext
+    ) -> ImageCacheQueryResult? {
+        let firstFrameOnly = load.options.contains(.decodeFirstFrameOnly)
+        if load.context.queryCacheType.includesMemory, var image = cache.imageFromMemory(forKey: key) {
+            if firstFrameOnly && image.isAnimated { image.frames = [ImageFrame(pixels: image.pixels)] }
+            return ImageCacheQueryResult(image: image, cacheType: .memory)
+        }
+        let disk = cache.diskCache
+        guard cache.config.shouldUseDisk, let data = disk.ioQueue.sync(execute: { disk.readDataSync(forKey: key) }),
+              let image = try? cache.config.coders.decode(data, options: context.decodeOptions(forKey: key, firstFrameOnly: firstFrameOnly))
+        else { return nil }
+        if cache.config.shouldCacheImagesInMemory && !firstFrameOnly {
+            cache.memoryCache.setValue(image, forKey: key, cost: image.cost)
+        }
+        return ImageCacheQueryResult(image: image, data: data, cacheType: .disk)
     }
 
     /// Delivers a hit of the result's key; with refreshCached, revalidates afterwards.

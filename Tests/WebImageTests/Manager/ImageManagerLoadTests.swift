@@ -69,6 +69,21 @@ struct ImageManagerLoadTests {
         await f.shutdown()
     }
 
+    @Test("queryDiskDataSync: a disk hit completes before loadImage returns and is then in memory")
+    func diskSync() async throws {
+        let f = try await ManagerFixture()
+        let png = ManagerTestKit.png()
+        let url = f.origin.url("/sync.png")
+        try await f.cache.store(nil, data: png, forKey: url.absoluteString, cacheType: .disk)
+        let recorder = ResultRecorder()
+        f.manager.loadImage(with: url, options: [.queryDiskDataSync], completed: recorder.record)
+        #expect(recorder.all.map(\.cacheType) == [.disk])
+        #expect(recorder.all.first?.data == png)
+        #expect(f.cache.imageFromMemory(forKey: url.absoluteString) != nil)
+        #expect(f.origin.requestCount("/sync.png") == 0)
+        await f.shutdown()
+    }
+
     @Test("fromCacheOnly: a miss fails with notInCache and makes no request")
     func fromCacheOnly() async throws {
         let f = try await ManagerFixture()
@@ -126,7 +141,9 @@ struct ImageManagerLoadTests {
     func progressiveStream() async throws {
         let f = try await ManagerFixture()
         let png = ManagerTestKit.png(width: 64, height: 64)
-        f.origin.route("/p.png", .init(body: Array(png), contentType: "image/png", delivery: .drip(bytes: 512, every: .milliseconds(30))))
+        // Pieces slower than the downloader's progress interval, so partial decodes surface.
+        let piece = max(1, png.count / 5)
+        f.origin.route("/p.png", .init(body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150))))
         var results: [ImageLoadResult] = []
         for try await result in f.manager.loadImageStream(with: f.origin.url("/p.png"), options: [.progressiveLoad]) {
             if !result.isFinished {
@@ -138,6 +155,7 @@ struct ImageManagerLoadTests {
         #expect(results.last?.isFinished == true)
         #expect(results.filter { $0.isFinished }.count == 1)
         #expect(results.last?.image?.height == 64)
+        #expect(results.dropLast().allSatisfy { $0.data == nil && $0.image != nil })
         await f.shutdown()
     }
 
