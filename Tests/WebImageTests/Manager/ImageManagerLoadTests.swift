@@ -54,11 +54,14 @@ struct ImageManagerLoadTests {
         context.callbackQueue = queue
         let onQueue = Mutex<Bool?>(nil)
         let async = ResultRecorder()
+        // Suspended, the queue cannot run anything, so only a synchronous delivery could be seen here.
+        queue.suspend()
         f.manager.loadImage(with: url, context: context) { result in
             onQueue.withLock { $0 = DispatchQueue.getSpecific(key: key) == 7 }
             async.record(result)
         }
         #expect(async.all.isEmpty, "without queryMemorySync a memory hit is not delivered before loadImage returns")
+        queue.resume()
         #expect(await async.wait(for: 1).first?.cacheType == .memory)
         #expect(onQueue.withLock { $0 } == true)
 
@@ -137,25 +140,42 @@ struct ImageManagerLoadTests {
         await f.shutdown()
     }
 
-    @Test("progressiveLoad streams partial images, never stored, then the final one")
-    func progressiveStream() async throws {
+    @Test("progressiveLoad delivers partial images, never stored, then the final one; the stream yields them all")
+    func progressive() async throws {
         let f = try await ManagerFixture()
         let png = ManagerTestKit.png(width: 64, height: 64)
         // Pieces slower than the downloader's progress interval, so partial decodes surface.
         let piece = max(1, png.count / 5)
-        f.origin.route("/p.png", .init(body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150))))
-        var results: [ImageLoadResult] = []
-        for try await result in f.manager.loadImageStream(with: f.origin.url("/p.png"), options: [.progressiveLoad]) {
-            if !result.isFinished {
-                #expect(f.cache.imageFromMemory(forKey: f.origin.url("/p.png").absoluteString) == nil)
+        let response = TestOrigin.Response(
+            body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150)))
+        f.origin.route("/p.png", response)
+        f.origin.route("/p2.png", response)
+        let url = f.origin.url("/p.png")
+
+        // Checked as each partial is delivered: the cache must not hold anything yet.
+        let storedDuringPartial = Locked(false)
+        let recorder = ResultRecorder()
+        f.manager.loadImage(with: url, options: [.progressiveLoad]) { [cache = f.cache] result in
+            if !result.isFinished, cache.imageFromMemory(forKey: url.absoluteString) != nil {
+                storedDuringPartial.withLock { $0 = true }
             }
-            results.append(result)
+            recorder.record(result)
         }
+        #expect(await ManagerTestKit.eventually { recorder.all.last?.isFinished == true })
+        let results = await recorder.settled()
         #expect(results.count >= 2, "partial images arrive before the final one")
         #expect(results.last?.isFinished == true)
         #expect(results.filter { $0.isFinished }.count == 1)
         #expect(results.last?.image?.height == 64)
         #expect(results.dropLast().allSatisfy { $0.data == nil && $0.image != nil })
+        #expect(!storedDuringPartial.withLock { $0 })
+
+        var streamed: [ImageLoadResult] = []
+        for try await result in f.manager.loadImageStream(with: f.origin.url("/p2.png"), options: [.progressiveLoad]) {
+            streamed.append(result)
+        }
+        #expect(streamed.count >= 2)
+        #expect(streamed.last?.isFinished == true && streamed.last?.image?.width == 64)
         await f.shutdown()
     }
 
