@@ -24,10 +24,13 @@ struct WebImageTool {
     /// The executable: next to the running test binary (same build configuration), else
     /// `.build/debug/webimage` in the package.
     static let executable: URL = {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        for directory in sequence(first: beside.deletingLastPathComponent(), next: { $0.pathComponents.count > 2 ? $0.deletingLastPathComponent() : nil }).prefix(4) {
+        // On Linux the test binary is `<build>/debug/WebImagePackageTests.xctest`; on macOS
+        // it sits inside the bundle, three levels further down.
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("webimage")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
         }
         return Corpus.packageRoot.appendingPathComponent(".build/debug/webimage")
     }()
