@@ -40,9 +40,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.
+        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage"]),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage"]
+            dependencies: ["WebImage"],
+            exclude: ["Hardening/Regressions"]
         ),
     ],
     swiftLanguageModes: [.v6]
