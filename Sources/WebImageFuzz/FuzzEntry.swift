@@ -9,6 +9,25 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> Int
     return 0
 }
 
+#if WEBIMAGE_LIBFUZZER
+/// libFuzzer's driver, called with the entry point (instead of libFuzzer's own `main`).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// SwiftPM links every executable with `main` renamed to `<module>_main`, so under
+/// `-sanitize=fuzzer` the program starts here and hands over to libFuzzer's driver.
+@_cdecl("WebImageFuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments, fuzzTestOneInput)
+}
+#endif
+
 enum FuzzEntry {
     /// The target named by `WEBIMAGE_FUZZ_TARGET` (default `sniff`).
     static let target: FuzzTarget = {

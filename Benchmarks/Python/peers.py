@@ -1,0 +1,159 @@
+"""The peers' side of `Benchmarks/compare`: the same work done the way a Python user
+would do it, printed as the same JSON object `webimage-bench` prints.
+
+    peers.py MODE [--iterations N] [--warmup N] [--size N] [--concurrency N] INPUT...
+
+Inputs are read into memory first (as `webimage-bench` does), so only decoding is
+timed. Exit 0 when measured; 1 with {"ok": false, "notMeasured": reason} when the
+peer's library is not installed or the work failed.
+"""
+
+import argparse
+import asyncio
+import io
+import json
+import sys
+import time
+
+
+def peak_rss_bytes():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def read_all(paths):
+    out = []
+    for path in paths:
+        with open(path, "rb") as f:
+            out.append(f.read())
+    return out
+
+
+# MARK: the work, one function per mode; each returns a callable doing one iteration
+
+
+def turbojpeg_decode(args):
+    """libjpeg-turbo through PyTurboJPEG, to RGBA like WebImage's pixel model."""
+    from turbojpeg import TurboJPEG, TJPF_RGBA
+    jpeg, files = TurboJPEG(), read_all(args.inputs)
+    return lambda: [jpeg.decode(data, pixel_format=TJPF_RGBA) for data in files]
+
+
+def pillow_decode(args):
+    """`Image.open().load()`: the first frame in the file's own mode (RGB for JPEG)."""
+    from PIL import Image
+    files = read_all(args.inputs)
+
+    def run():
+        for data in files:
+            Image.open(io.BytesIO(data)).load()
+    return run
+
+
+def pillow_frames(args):
+    """Every frame composed to RGBA, as a player needs them (Pillow handles disposal)."""
+    from PIL import Image, ImageSequence
+    files = read_all(args.inputs)
+
+    def run():
+        for data in files:
+            for frame in ImageSequence.Iterator(Image.open(io.BytesIO(data))):
+                frame.convert("RGBA")
+    return run
+
+
+def pyvips_thumbnail(args):
+    """`pyvips.Image.thumbnail_buffer`, pixels forced with `write_to_memory` (vips is lazy)."""
+    import pyvips
+    files = read_all(args.inputs)
+    return lambda: [pyvips.Image.thumbnail_buffer(d, args.size, height=args.size).write_to_memory() for d in files]
+
+
+def pillow_thumbnail(args):
+    """`draft` (libjpeg DCT scaling) then `thumbnail` to fit the box."""
+    from PIL import Image
+    files = read_all(args.inputs)
+    box = (args.size, args.size)
+
+    def run():
+        for data in files:
+            image = Image.open(io.BytesIO(data))
+            image.draft("RGB", box)
+            image.thumbnail(box)
+    return run
+
+
+def aiohttp_pillow(args):
+    """Download every URL listed in the input files with aiohttp, `--concurrency` at
+    once on one session, decoding each body with Pillow on the default thread pool."""
+    import aiohttp
+    from PIL import Image
+    urls = [line.strip() for path in args.inputs for line in open(path) if line.strip()]
+
+    def decode(body):
+        image = Image.open(io.BytesIO(body))
+        image.load()
+        return image.size
+
+    async def fetch_all():
+        limit = asyncio.Semaphore(args.concurrency)
+        connector = aiohttp.TCPConnector(limit=args.concurrency)
+        loop = asyncio.get_running_loop()
+        async with aiohttp.ClientSession(connector=connector) as session:
+            async def one(url):
+                async with limit:
+                    async with session.get(url) as response:
+                        response.raise_for_status()
+                        body = await response.read()
+                    return await loop.run_in_executor(None, decode, body)
+            return await asyncio.gather(*(one(u) for u in urls))
+
+    return lambda: asyncio.run(fetch_all())
+
+
+MODES = {
+    "turbojpeg-decode": turbojpeg_decode,
+    "pillow-decode": pillow_decode,
+    "pillow-frames": pillow_frames,
+    "pyvips-thumbnail": pyvips_thumbnail,
+    "pillow-thumbnail": pillow_thumbnail,
+    "aiohttp-pillow": aiohttp_pillow,
+}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="peers.py")
+    parser.add_argument("mode", choices=sorted(MODES))
+    parser.add_argument("inputs", nargs="*")
+    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--size", type=int, default=400)
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_intermixed_args(argv)
+    report = {"mode": args.mode, "ok": False}
+    try:
+        work = MODES[args.mode](args)
+        for _ in range(args.warmup):
+            work()
+        samples = []
+        for _ in range(max(1, args.iterations)):
+            start = time.perf_counter()
+            work()
+            samples.append(time.perf_counter() - start)
+        report.update(ok=True, samples=samples, opsPerSample=len(args.inputs), peakRSSBytes=peak_rss_bytes())
+    except ImportError as error:
+        report["notMeasured"] = f"{error.name or error} not installed"
+    except Exception as error:  # a failed peer is reported as a row, not a crash
+        report["notMeasured"] = f"{type(error).__name__}: {error}"
+    print(json.dumps(report, sort_keys=True))
+    return 0 if report["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,155 @@
+"""Rows of the comparison table and their formatting.
+
+Every row compares one measured value of ours with a peer's (or with a fixed
+limit) and states the goal and whether it was met. A side that could not be
+measured makes the row "not measured: <reason>"; nothing is ever filled in.
+"""
+
+
+def format_time(seconds):
+    if seconds is None:
+        return "—"
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.3g} {unit}"
+
+
+def format_rss(nbytes):
+    return "—" if nbytes is None else f"{nbytes / 1048576:.1f} MB"
+
+
+def format_count(value):
+    return "—" if value is None else f"{value:g}"
+
+
+class Row:
+    def __init__(self, work, ours, peer, ratio, goal, verdict):
+        self.work, self.ours, self.peer, self.ratio, self.goal, self.verdict = work, ours, peer, ratio, goal, verdict
+
+    @staticmethod
+    def _missing(ours, peer=None):
+        if ours.reason:
+            return f"not measured: {ours.reason}"
+        if peer is not None and peer.reason:
+            return f"not measured: peer: {peer.reason}"
+        return None
+
+    @classmethod
+    def speed(cls, work, ours, peer_label, peer, min_ratio, goal, per_op=False):
+        """Time against a peer's time; ratio = peer time / our time."""
+        ours_v = ours.time_per_op if per_op else ours.time
+        peer_v = peer.time_per_op if per_op else peer.time
+        suffix = "/op" if per_op else ""
+        ours_text = format_time(ours_v) + (suffix if ours_v is not None else "")
+        peer_text = _side(peer_label, peer, format_time(peer_v) + (suffix if peer_v is not None else ""))
+        verdict = cls._missing(ours, peer)
+        ratio_text = "—"
+        if verdict is None:
+            ratio = peer_v / ours_v if ours_v else float("inf")
+            ratio_text = f"{ratio:.2f}×"
+            verdict = "info" if min_ratio is None else ("pass" if ratio >= min_ratio else "FAIL")
+        return cls(work, ours_text, peer_text, ratio_text, goal, verdict)
+
+    @classmethod
+    def memory(cls, work, ours, peer_label, peer, goal):
+        """Peak RSS against a peer's; ratio = peer peak / our peak (≥ 1 passes)."""
+        verdict = cls._missing(ours, peer)
+        ratio_text = "—"
+        if verdict is None:
+            ratio = peer.peak / ours.peak if ours.peak else float("inf")
+            ratio_text = f"{ratio:.2f}×"
+            verdict = "pass" if ratio >= 1.0 else "FAIL"
+        return cls(work, format_rss(ours.peak), _side(peer_label, peer, format_rss(peer.peak)), ratio_text, goal,
+                   verdict)
+
+    @classmethod
+    def rate(cls, work, ours, min_rate, goal):
+        """Operations per second of ours against a fixed floor."""
+        verdict = cls._missing(ours)
+        text = "—"
+        if verdict is None:
+            rate = 1 / ours.time_per_op if ours.time_per_op else float("inf")
+            text = f"{rate / 1e6:.3g} M/s"
+            verdict = "pass" if rate >= min_rate else "FAIL"
+        return cls(work, text, "—", "—", goal, verdict)
+
+    @classmethod
+    def limit(cls, work, ours, max_seconds, goal):
+        """Time per operation of ours against a fixed ceiling."""
+        verdict = cls._missing(ours)
+        if verdict is None:
+            verdict = "pass" if ours.time_per_op <= max_seconds else "FAIL"
+        text = format_time(ours.time_per_op) + "/op" if ours.time_per_op is not None else "—"
+        return cls(work, text, "—", "—", goal, verdict)
+
+    @classmethod
+    def exact(cls, work, ours, peer_label, expected, goal):
+        """A count observed while ours ran (e.g. requests in the access log)."""
+        verdict = cls._missing(ours)
+        value = ours.samples[0] if ours.samples else None
+        if verdict is None:
+            verdict = "pass" if value == expected else "FAIL"
+        return cls(work, f"{format_count(value)} requests" if value is not None else "—",
+                   peer_label, "—", goal, verdict)
+
+
+def _side(label, measure, value_text):
+    """The peer cell: its value, or why it has none (so a broken peer shows even
+    when our side is also missing)."""
+    if measure.reason:
+        return f"{label}: not measured ({measure.reason})"
+    return f"{label}: {value_text}"
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+class Table:
+    HEADER = ("work", "ours", "peer", "ratio", "goal", "result")
+
+    LEGEND = """\
+`ratio` = how many times better we are: peer time ÷ our time for time rows,
+peer peak RSS ÷ our peak RSS for the memory row (above 1 = we win). Times are
+medians over all rounds; our side and the peers run alternately, one process per
+side per round, each timing its own work in-process after a warm-up (inputs read
+into memory first, so only decoding is timed), except curl whose wall time
+includes its process start.
+
+What each row measures:
+- full JPEG decode: every photo of the generated set (20 photos, 1–12 MP,
+  quality 85) decoded once per iteration; ours to RGBA via
+  `ImageCodersManager.shared.decode`, PyTurboJPEG `decode(pixel_format=TJPF_RGBA)`
+  (raw libjpeg-turbo), Pillow `Image.open(BytesIO).load()` (RGB).
+- thumbnail: `jpeg/sdwebimage/TestImageLarge.jpg` (5250×3450) to fit 400×400;
+  ours `ImageDecodeOptions(thumbnailPixelSize:)`, pyvips `thumbnail_buffer` +
+  `write_to_memory`, Pillow `draft` + `thumbnail`, and our own full decode +
+  `PixelBuffer.resampled` (the thumbnail path must be ≥ 4× faster than that).
+- PNG / GIF / WebP: generated files (RGB, RGBA, palette PNG; a 24-frame panning
+  GIF and WebP; lossy and lossless WebP) plus real ones from ../shared/corpus;
+  ours decodes all frames to RGBA, Pillow `load()` for PNG and every frame
+  `convert("RGBA")` for GIF/WebP.
+- memory cache get/set: per-operation time of the library's memory cache against
+  a `Mutex<[String: DecodedImage]>` doing the same operations on 1024 keys, on 1
+  and 2 threads; the rate row is gets per second on one thread.
+- disk cache hit: per-hit time of the disk cache for a ~50 KB entry against
+  open + fstat + read() + close of the same file.
+- manager memory hit: per-load time of a manager load answered from memory.
+- network: 1000 distinct ~50 KB JPEGs from a private nginx on 127.0.0.1, 16 at
+  once, cold cache; ours downloads and decodes, curl only transfers
+  (`--parallel --parallel-max 16`), aiohttp downloads and Pillow decodes on
+  the default thread pool.
+- 100 concurrent loads of one URL: requests nginx logged for that URL while ours ran.
+- peak RSS: VmHWM of the process thumbnailing 20 large JPEGs (5 real large
+  photos + the 15 largest generated ones) once, ours vs Pillow draft+thumbnail.
+"""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def markdown(self):
+        lines = ["| " + " | ".join(self.HEADER) + " |", "|" + "---|" * len(self.HEADER)]
+        for r in self.rows:
+            lines.append("| " + " | ".join(_cell(c) for c in (r.work, r.ours, r.peer, r.ratio, r.goal, r.verdict))
+                         + " |")
+        return "\n".join(lines)

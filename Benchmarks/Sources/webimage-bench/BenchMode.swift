@@ -1,0 +1,44 @@
+/// What `webimage-bench` measures. `compare` pairs each mode with a peer on the same inputs.
+enum BenchMode: String, CaseIterable {
+    /// Full decode of every input file (all frames), via `ImageCodersManager.shared`.
+    case decode
+    /// Decode every input straight to fit a `--size` box (the library's thumbnail path).
+    case thumbnail
+    /// Full decode, then `PixelBuffer.resampled` to the thumbnail size: what the
+    /// thumbnail path must beat.
+    case decodeResize = "decode-resize"
+    /// Peer for the memory cache: `--ops` gets from a `Mutex<[String: DecodedImage]>`.
+    case dictionaryGet = "dict-get"
+    /// Peer for the memory cache: `--ops` sets into a `Mutex<[String: DecodedImage]>`.
+    case dictionarySet = "dict-set"
+    /// Peer for the disk cache hit: `--ops` open/read()/close of the input file.
+    case rawRead = "raw-read"
+    // The modes below wait for the cache, loader and manager layers. Each must keep the
+    // report shape `compare` reads: `samples` in seconds, `opsPerSample` = operations per sample.
+
+    /// `--ops` memory cache gets over `--threads` threads, the same 1024 keys and image
+    /// as ``dictionaryGet``; one sample per iteration.
+    case memoryCacheGet = "memory-cache-get"
+    /// `--ops` memory cache sets, shaped like ``dictionarySet``.
+    case memoryCacheSet = "memory-cache-set"
+    /// `--ops` disk cache hits of one entry holding the input file's bytes (about 50 KB).
+    case diskCacheGet = "disk-cache-get"
+    /// `--ops` manager loads of one URL whose image is already in the memory cache.
+    case managerMemoryHit = "manager-memory-hit"
+    /// Download and decode every URL listed in the input files (one per line),
+    /// `--concurrency` at once, with a fresh empty cache; one sample = the whole list.
+    case download
+    /// `--count` concurrent manager loads of the one input URL with a cold cache;
+    /// `compare` counts the requests nginx logged meanwhile.
+    case coalesce
+
+    /// Why the mode cannot run in this build, or `nil` when it can.
+    var unavailableReason: String? {
+        switch self {
+        case .decode, .thumbnail, .decodeResize, .dictionaryGet, .dictionarySet, .rawRead:
+            nil
+        case .memoryCacheGet, .memoryCacheSet, .diskCacheGet, .managerMemoryHit, .download, .coalesce:
+            "library part not merged yet"
+        }
+    }
+}

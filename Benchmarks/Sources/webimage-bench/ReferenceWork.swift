@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+import WebImage
+
+/// The plain-Swift references the caches are measured against: a locked dictionary
+/// for the memory cache and a raw `read()` for the disk cache.
+enum ReferenceWork {
+    /// Shared by the worker threads; the Mutex is the whole point of the reference.
+    final class Store: Sendable {
+        let map: Mutex<[String: DecodedImage]>
+        let keys: [String]
+        let image: DecodedImage
+
+        init(entries: Int) {
+            let pixels = PixelBuffer(width: 32, height: 32)
+            image = DecodedImage(pixels: pixels, format: .jpeg)
+            keys = (0..<entries).map { "https://example.com/images/\($0).jpg" }
+            var map: [String: DecodedImage] = [:]
+            for key in keys { map[key] = image }
+            self.map = Mutex(map)
+        }
+    }
+
+    /// `ops` gets (or sets) spread over `threads` threads; one sample per iteration.
+    static func dictionary(set: Bool, ops: Int, threads: Int, iterations: Int, warmup: Int) -> BenchReport {
+        let store = Store(entries: 1024)
+        let perThread = ops / threads
+        let hits = Atomic<Int>(0)
+        let samples = Sampler.samples(iterations: iterations, warmup: warmup) {
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                var found = 0
+                let keys = store.keys
+                for i in 0..<perThread {
+                    let key = keys[(i &+ thread &* 7) & 1023]
+                    if set {
+                        store.map.withLock { $0[key] = store.image }
+                        found &+= 1
+                    } else if store.map.withLock({ $0[key] }) != nil {
+                        found &+= 1
+                    }
+                }
+                hits.add(found, ordering: .relaxed)
+            }
+        }
+        return BenchReport(mode: set ? BenchMode.dictionarySet.rawValue : BenchMode.dictionaryGet.rawValue,
+                           ok: hits.load(ordering: .relaxed) > 0, samples: samples,
+                           opsPerSample: perThread * threads, peakRSSBytes: ProcessMemory.peakResidentBytes())
+    }
+
+    /// `ops` times: open the file, size it, read it whole into a fresh buffer, close.
+    static func rawRead(path: String, ops: Int, iterations: Int, warmup: Int) throws -> BenchReport {
+        var total = 0
+        let samples = try Sampler.samples(iterations: iterations, warmup: warmup) {
+            for _ in 0..<ops { total &+= try readWhole(path) }
+        }
+        return BenchReport(mode: BenchMode.rawRead.rawValue, ok: total > 0, samples: samples,
+                           opsPerSample: ops, peakRSSBytes: ProcessMemory.peakResidentBytes())
+    }
+
+    private static func readWhole(_ path: String) throws -> Int {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw UsageError("cannot open \(path)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw UsageError("cannot stat \(path)") }
+        let size = Int(info.st_size)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var done = 0
+            while done < size, let base = buffer.baseAddress {
+                let got = read(fd, base + done, size - done)
+                if got <= 0 { break }
+                done += got
+            }
+            initialized = done
+        }
+        return bytes.count
+    }
+}

@@ -1,0 +1,72 @@
+import AsyncHTTPClient
+import NIOCore
+import Synchronization
+
+/// The downloader's HTTP clients, created on first use: one verifying certificates and,
+/// only for ``DownloaderOptions/allowInvalidSSLCertificates``, one that does not.
+final class DownloadClients: Sendable {
+    private struct State {
+        var secure: HTTPClient?
+        var insecure: HTTPClient?
+        var isShutDown = false
+    }
+    private let state = Mutex(State())
+    private let config: DownloaderConfig
+
+    init(config: DownloaderConfig) {
+        self.config = config
+    }
+
+    /// The client for a request; fails with ``WebImageError/Code/invalidDownloadOperation``
+    /// after ``shutdown()``.
+    func client(insecure: Bool) throws(WebImageError) -> HTTPClient {
+        let client = state.withLock { s -> HTTPClient? in
+            guard !s.isShutDown else { return nil }
+            if insecure {
+                if s.insecure == nil { s.insecure = makeClient(insecure: true) }
+                return s.insecure
+            }
+            if s.secure == nil { s.secure = makeClient(insecure: false) }
+            return s.secure
+        }
+        guard let client else { throw WebImageError(.invalidDownloadOperation, "The downloader was shut down") }
+        return client
+    }
+
+    /// Shuts the clients down; later requests fail.
+    func shutdown() async {
+        let clients = state.withLock { s -> [HTTPClient] in
+            s.isShutDown = true
+            defer { (s.secure, s.insecure) = (nil, nil) }
+            return [s.secure, s.insecure].compactMap { $0 }
+        }
+        for client in clients { try? await client.shutdown() }
+    }
+
+    /// Starts shutting the clients down without waiting: the safety net for a
+    /// downloader released without ``shutdown()``.
+    func shutdownDetached() {
+        let clients = state.withLock { s -> [HTTPClient] in
+            s.isShutDown = true
+            defer { (s.secure, s.insecure) = (nil, nil) }
+            return [s.secure, s.insecure].compactMap { $0 }
+        }
+        for client in clients { client.shutdown { _ in } }
+    }
+
+    private func makeClient(insecure: Bool) -> HTTPClient {
+        var configuration = insecure
+            ? HTTPClient.Configuration(certificateVerification: .none)
+            : HTTPClient.Configuration()
+        configuration.redirectConfiguration = config.maxRedirects > 0
+            ? .follow(max: config.maxRedirects, allowCycles: false)
+            : .disallow
+        let timeout = TimeAmount.nanoseconds(Int64(config.downloadTimeout * 1_000_000_000))
+        configuration.timeout = .init(connect: timeout, read: timeout)
+        // A refused connection should fail now, not after retrying until the timeout:
+        // the manager decides about retries.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What happens to an ``ImageDownloader``'s transfers, in order for each transfer:
+/// `started`, `receivedResponse` (when the server answered), then `finished` if the
+/// whole body arrived, and always `stopped` last.
+///
+/// Read them from ``ImageDownloader/events()`` or as `NotificationCenter` notifications
+/// (``notificationName``, object: the downloader, `userInfo["url"]` and, for a
+/// response, `userInfo["statusCode"]`).
+public enum DownloadEvent: Sendable, Hashable {
+    /// A transfer left the queue and began connecting.
+    case started(URL)
+    /// The server answered with this status (after redirects).
+    case receivedResponse(URL, statusCode: Int)
+    /// The transfer received the whole body.
+    case finished(URL)
+    /// The transfer ended: finished, failed or cancelled.
+    case stopped(URL)
+
+    /// The transfer's URL.
+    public var url: URL {
+        switch self {
+        case .started(let url), .receivedResponse(let url, _), .finished(let url), .stopped(let url): url
+        }
+    }
+
+    /// The notification posted for this event.
+    public var notificationName: Notification.Name {
+        switch self {
+        case .started: ImageDownloader.downloadStartedNotification
+        case .receivedResponse: ImageDownloader.downloadReceivedResponseNotification
+        case .finished: ImageDownloader.downloadFinishedNotification
+        case .stopped: ImageDownloader.downloadStoppedNotification
+        }
+    }
+
+    var userInfo: [String: any Sendable] {
+        if case .receivedResponse(let url, let status) = self { return ["url": url, "statusCode": status] }
+        return ["url": url]
+    }
+}

@@ -1,0 +1,49 @@
+/// The transfers waiting for a download slot, ordered by priority and then by the
+/// configured execution order. A value: the downloader keeps it under its lock.
+struct DownloadQueue {
+    private struct Entry {
+        var transfer: DownloadTransfer
+        var priority: DownloadPriority
+        var sequence: UInt64
+    }
+    private var entries: [Entry] = []
+    private var nextSequence: UInt64 = 0
+
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
+
+    mutating func insert(_ transfer: DownloadTransfer, priority: DownloadPriority) {
+        nextSequence += 1
+        entries.append(Entry(transfer: transfer, priority: priority, sequence: nextSequence))
+    }
+
+    /// Raises a queued transfer's priority when a more urgent caller joins it.
+    mutating func raise(_ id: UInt64, to priority: DownloadPriority) {
+        guard let i = entries.firstIndex(where: { $0.transfer.id == id }), entries[i].priority < priority else { return }
+        entries[i].priority = priority
+    }
+
+    mutating func remove(_ id: UInt64) {
+        entries.removeAll { $0.transfer.id == id }
+    }
+
+    /// Takes the transfer to start next: highest priority, then oldest (FIFO) or newest (LIFO).
+    mutating func popNext(order: DownloaderConfig.ExecutionOrder) -> DownloadTransfer? {
+        guard var best = entries.indices.first else { return nil }
+        for i in entries.indices.dropFirst() {
+            let a = entries[i], b = entries[best]
+            if a.priority != b.priority {
+                if a.priority > b.priority { best = i }
+            } else if order == .fifo ? a.sequence < b.sequence : a.sequence > b.sequence {
+                best = i
+            }
+        }
+        return entries.remove(at: best).transfer
+    }
+
+    /// Empties the queue, returning what was in it.
+    mutating func removeAll() -> [DownloadTransfer] {
+        defer { entries = [] }
+        return entries.map(\.transfer)
+    }
+}

@@ -1,0 +1,75 @@
+/// An ordered list of HTTP header fields with case-insensitive lookup.
+///
+/// Used for the downloader's default headers, the request a request modifier sees and
+/// the response the result carries. Repeated fields keep their order; the subscript
+/// joins them with `", "` as HTTP allows (except for `Set-Cookie`, read through
+/// ``values(for:)``).
+public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One field as it appears on the wire.
+    public struct Field: Sendable, Hashable {
+        /// The field name as sent.
+        public var name: String
+        /// The field value.
+        public var value: String
+
+        /// Creates a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    /// Creates a list from fields in order.
+    public init(_ fields: [Field] = []) {
+        self.fields = fields
+    }
+
+    /// Creates a list from `["Name": "value"]` pairs in order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The value of `name` (case-insensitive); repeated fields joined with `", "`.
+    /// Setting replaces every field of that name; setting `nil` removes them.
+    public subscript(name: String) -> String? {
+        get {
+            let values = values(for: name)
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
+        set {
+            remove(name)
+            if let newValue { fields.append(Field(name: name, value: newValue)) }
+        }
+    }
+
+    /// Every value of `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.httpNameEquals(name) }.map(\.value)
+    }
+
+    /// Appends a field, keeping any present ones of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every field named `name` (case-insensitive).
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.httpNameEquals(name) }
+    }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// One `Name: value` line per field.
+    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, which is all HTTP field names need.
+    fileprivate func httpNameEquals(_ other: String) -> Bool {
+        self.utf8.count == other.utf8.count && self.lowercased() == other.lowercased()
+    }
+}

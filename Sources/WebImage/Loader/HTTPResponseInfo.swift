@@ -1,0 +1,42 @@
+import Foundation
+
+/// What the server answered: status, headers and the URL after redirects.
+///
+/// ``ImageLoadResponse/http`` carries it so the manager can store the validators;
+/// a response modifier (``DownloaderConfig/responseModifier``) may rewrite it before
+/// the downloader checks it.
+public struct HTTPResponseInfo: Sendable, Hashable {
+    /// The HTTP status code.
+    public var statusCode: Int
+    /// The response headers.
+    public var headers: HTTPHeaderFields
+    /// The URL that answered, after any redirects.
+    public var url: URL
+
+    /// Creates a response description.
+    public init(statusCode: Int, headers: HTTPHeaderFields, url: URL) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.url = url
+    }
+
+    /// `ETag` and `Last-Modified`, for a later conditional request.
+    public var validators: HTTPValidators {
+        HTTPValidators(etag: headers["ETag"], lastModified: headers["Last-Modified"])
+    }
+
+    /// The declared `Content-Length`, or `nil` when absent or not a number.
+    public var expectedContentLength: Int? {
+        guard let text = headers["Content-Length"], let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0
+        else { return nil }
+        return n
+    }
+
+    /// The media type of `Content-Type` without parameters, lowercased (`"image/png"`).
+    public var mimeType: String? {
+        guard let text = headers["Content-Type"] else { return nil }
+        let type = text.split(separator: ";", maxSplits: 1).first.map(String.init) ?? text
+        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Reports bytes received so far and the bytes expected (−1 when unknown).
+/// Runs on the request's callback queue.
+public typealias ImageLoaderProgress = @Sendable (_ receivedBytes: Int, _ expectedBytes: Int) -> Void
+
+/// Receives partial images (`isFinished == false`) and then exactly one final result:
+/// a response with `isFinished == true` or an error. Runs on the request's callback queue.
+public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadResponse, WebImageError>) -> Void
+
+/// Fetches image data for a URL and decodes it: the seam between the manager and the
+/// network (SDWebImage's `SDImageLoader`).
+///
+/// Built in: ``ImageDownloader`` for http/https, ``FileImageLoader`` for `file:` and
+/// ``DataURLImageLoader`` for `data:`; ``ImageLoadersManager`` composes several.
+///
+/// ```swift
+/// let token = ImageDownloader.shared.requestImage(with: url, options: [.progressiveLoad],
+///                                                 context: ImageLoaderContext(), progress: nil) { result in
+///     if case .success(let response) = result, response.isFinished { show(response.image) }
+/// }
+/// token.cancel()   // this caller only
+/// ```
+public protocol ImageLoader: AnyObject, Sendable {
+    /// Whether this loader handles `url` (normally by its scheme).
+    func canRequestImage(for url: URL?) -> Bool
+
+    /// Starts loading `url` and returns this caller's token.
+    ///
+    /// Never calls back synchronously: every callback runs on
+    /// ``ImageLoaderContext/callbackQueue`` (or the loader's queue). `completed` receives
+    /// any partial images, then exactly one final result.
+    func requestImage(
+        with url: URL?,
+        options: DownloaderOptions,
+        context: ImageLoaderContext,
+        progress: ImageLoaderProgress?,
+        completed: @escaping ImageLoaderCompletion
+    ) -> ImageLoadToken
+
+    /// Whether a URL that failed with `error` should be blocked from further attempts
+    /// (unless the caller asks to retry). Transient failures are not blocked.
+    func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool
+}
+
+extension ImageLoader {
+    /// The default policy: block unless the failure is transient (cancelled, timed out,
+    /// cannot connect, cannot find host, connection lost).
+    public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
+        !Self.transientCodes.contains(error.code)
+    }
+
+    static var transientCodes: Set<WebImageError.Code> {
+        [.cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost]
+    }
+
+    /// Loads `url` and returns the final response; partial images are not reported.
+    ///
+    /// Cancelling the calling task cancels this caller's load, which then throws
+    /// ``WebImageError/Code/cancelled``.
+    public func loadImage(
+        with url: URL?,
+        options: DownloaderOptions = [],
+        context: ImageLoaderContext = ImageLoaderContext(),
+        progress: ImageLoaderProgress? = nil
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        let box = TokenBox()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResponse, WebImageError>, Never>) in
+                let token = requestImage(with: url, options: options, context: context, progress: progress) { result in
+                    if case .success(let response) = result, !response.isFinished { return }
+                    continuation.resume(returning: result)
+                }
+                box.set(token)
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        return try result.get()
+    }
+}

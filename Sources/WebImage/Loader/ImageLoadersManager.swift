@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A loader made of loaders: each request goes to the last added loader that can
+/// handle its URL (SDWebImage's `SDImageLoadersManager`).
+///
+/// ``shared`` holds the built-ins: ``FileImageLoader``, ``DataURLImageLoader`` and
+/// ``ImageDownloader/shared``. Add a loader to take over a scheme; it is asked first.
+/// Thread-safe.
+public final class ImageLoadersManager: ImageLoader {
+    /// The shared manager with the built-in loaders.
+    public static let shared = ImageLoadersManager(
+        loaders: [FileImageLoader(), DataURLImageLoader(), ImageDownloader.shared])
+
+    private let members: Mutex<[any ImageLoader]>
+    private let callbackQueue = DispatchQueue(label: "WebImage.ImageLoadersManager.callbacks")
+
+    /// Creates a manager asking `loaders` from last to first.
+    public init(loaders: [any ImageLoader] = []) {
+        members = Mutex(loaders)
+    }
+
+    /// The loaders in the order they were added; the last is asked first.
+    public var loaders: [any ImageLoader] {
+        get { members.withLock { $0 } }
+        set { members.withLock { $0 = newValue } }
+    }
+
+    /// Adds a loader that is asked before all present ones.
+    public func addLoader(_ loader: any ImageLoader) {
+        members.withLock { $0.append(loader) }
+    }
+
+    /// Removes `loader` (by identity).
+    public func removeLoader(_ loader: any ImageLoader) {
+        members.withLock { $0.removeAll { $0 === loader } }
+    }
+
+    /// The loader that would handle `url`, if any.
+    public func loader(for url: URL?) -> (any ImageLoader)? {
+        loaders.reversed().first { $0.canRequestImage(for: url) }
+    }
+
+    // MARK: ImageLoader
+
+    /// Whether any member loader handles `url`.
+    public func canRequestImage(for url: URL?) -> Bool { loader(for: url) != nil }
+
+    /// Hands the request to the first loader that can handle `url`; with none, fails with
+    /// ``WebImageError/Code/invalidURL`` on the callback queue.
+    public func requestImage(
+        with url: URL?,
+        options: DownloaderOptions,
+        context: ImageLoaderContext,
+        progress: ImageLoaderProgress?,
+        completed: @escaping ImageLoaderCompletion
+    ) -> ImageLoadToken {
+        guard let loader = loader(for: url) else {
+            let text = url?.absoluteString ?? "nil"
+            let error = WebImageError(.invalidURL, text.isEmpty ? "The URL is empty" : "No loader handles \(text)")
+            return LocalImageLoad.fail(url: url, error, queue: context.callbackQueue ?? callbackQueue, completed: completed)
+        }
+        return loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
+    }
+
+    /// Asks the loader that handles `url`; the default policy when there is none.
+    public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
+        if let loader = loader(for: url) { return loader.shouldBlockFailedURL(url, error: error) }
+        return !Self.transientCodes.contains(error.code)
+    }
+}

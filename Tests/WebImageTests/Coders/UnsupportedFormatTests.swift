@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// Formats WebImage recognises but has no decoder for on Linux (AVIF, HEIC/HEIF, JPEG XL,
+/// SVG, PDF): sniffing names them, decoding fails with `unsupportedFormat`, never a crash.
+@Suite("Formats without a decoder")
+struct UnsupportedFormatTests {
+    static let rows = Corpus.entries.filter {
+        ["avif", "heic", "heif", "heics", "jxl", "svg", "pdf"].contains($0.format)
+    }
+
+    @Test("the corpus has files of every undecodable format")
+    func present() {
+        #expect(Set(Self.rows.map(\.format)).isSuperset(of: ["avif", "heic", "heif", "jxl", "svg", "pdf"]))
+    }
+
+    @Test("decoding fails with unsupportedFormat, or badImageData for corrupt ones", arguments: rows)
+    func decodeFails(entry: Corpus.Entry) throws {
+        let data = try entry.data()
+        #expect(ImageCodersManager.shared.canDecode(data) == false)
+        do {
+            _ = try ImageCodersManager.shared.decode(data, options: ImageDecodeOptions())
+            Issue.record("\(entry.path) decoded, but no decoder for \(entry.format) exists")
+        } catch let error as WebImageError {
+            #expect(error.code == .unsupportedFormat || (entry.expect == "fail" && error.code == .badImageData),
+                    "\(entry.path): \(error)")
+        }
+    }
+}

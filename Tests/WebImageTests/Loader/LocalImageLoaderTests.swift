@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("file: and data: loaders, ImageLoadersManager", .timeLimit(.minutes(1)))
+struct LocalImageLoaderTests {
+    private let fileLoader = FileImageLoader(coders: LoaderTestKit.coders)
+    private let dataLoader = DataURLImageLoader(coders: LoaderTestKit.coders)
+
+    private func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-loader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("a file: URL loads and decodes, with one progress report")
+    func fileLoads() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (bytes, pixels) = LoaderTestKit.rawImage()
+        let file = dir.appendingPathComponent("a.raw")
+        try Data(bytes).write(to: file)
+
+        let r = LoadRecorder()
+        r.request(fileLoader, file)
+        let response = try await r.final().get()
+        #expect(response.image?.pixels == pixels)
+        #expect(response.data == Data(bytes))
+        #expect(response.http == nil)
+        #expect(r.progressReports.map(\.received) == [bytes.count])
+    }
+
+    @Test("a missing file or a directory fails with invalidURL, not blocked; garbage with badImageData")
+    func fileErrors() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("nope.raw")
+        let error = try #require(await LoadRecorder().load(fileLoader, missing))
+        #expect(error.code == .invalidURL)
+        #expect(!fileLoader.shouldBlockFailedURL(missing, error: error))
+        #expect(await LoadRecorder().load(fileLoader, dir)?.code == .invalidURL)
+
+        let garbage = dir.appendingPathComponent("garbage.raw")
+        try Data("hello".utf8).write(to: garbage)
+        #expect(await LoadRecorder().load(fileLoader, garbage)?.code == .badImageData)
+        let empty = dir.appendingPathComponent("empty.raw")
+        try Data().write(to: empty)
+        #expect(await LoadRecorder().load(fileLoader, empty)?.code == .badImageData)
+
+        let small = FileImageLoader(coders: LoaderTestKit.coders, maxBytes: 3)
+        #expect(await LoadRecorder().load(small, garbage)?.code == .responseTooLarge)
+    }
+
+    @Test("data: URLs in base64 and percent-encoding decode; malformed ones fail with invalidURL")
+    func dataURLs() async throws {
+        let (bytes, pixels) = LoaderTestKit.rawImage(width: 4, height: 4)
+        let base64 = try #require(URL(string: "data:image/x-raw;base64," + Data(bytes).base64EncodedString()))
+        let r = LoadRecorder()
+        r.request(dataLoader, base64)
+        #expect(try await r.final().get().image?.pixels == pixels)
+
+        let percent = bytes.map { String(format: "%%%02X", $0) }.joined()
+        let encoded = try #require(URL(string: "data:," + percent))
+        let p = LoadRecorder()
+        p.request(dataLoader, encoded)
+        #expect(try await p.final().get().data == Data(bytes))
+
+        let bad = try #require(URL(string: "data:image/png;base64,a"))
+        #expect(await LoadRecorder().load(dataLoader, bad)?.code == .invalidURL)
+        let noComma = try #require(URL(string: "data:image/png;base64"))
+        #expect(await LoadRecorder().load(dataLoader, noComma)?.code == .invalidURL)
+    }
+
+    @Test("a cancelled local load reports cancelled exactly once")
+    func cancelLocal() async throws {
+        let (bytes, _) = LoaderTestKit.rawImage(width: 4, height: 4)
+        let url = try #require(URL(string: "data:;base64," + Data(bytes).base64EncodedString()))
+        let r = LoadRecorder()
+        let token = r.request(dataLoader, url)
+        token.cancel()
+        let result = await r.final()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(r.finalCount == 1)
+        if case .failure(let error) = result { #expect(error.code == .cancelled) }
+    }
+
+    @Test("ImageLoadersManager routes by scheme, last added first, and rejects unknown schemes")
+    func managerRouting() async throws {
+        let downloader = ImageDownloader(config: LoaderTestKit.config())
+        let manager = ImageLoadersManager(loaders: [fileLoader, dataLoader, downloader])
+        #expect(manager.loader(for: URL(string: "https://example.com/a.png")) === downloader)
+        #expect(manager.loader(for: URL(fileURLWithPath: "/tmp/a.png")) === fileLoader)
+        #expect(manager.loader(for: URL(string: "data:,x")) === dataLoader)
+        #expect(!manager.canRequestImage(for: URL(string: "ftp://example.com/a.png")))
+        #expect(await LoadRecorder().load(manager, URL(string: "ftp://example.com/a.png"))?.code == .invalidURL)
+        #expect(await LoadRecorder().load(manager, nil)?.code == .invalidURL)
+
+        let other = FileImageLoader(coders: LoaderTestKit.coders)
+        manager.addLoader(other)
+        #expect(manager.loader(for: URL(fileURLWithPath: "/tmp/a.png")) === other)
+        manager.removeLoader(other)
+        #expect(manager.loader(for: URL(fileURLWithPath: "/tmp/a.png")) === fileLoader)
+
+        let (bytes, pixels) = LoaderTestKit.rawImage(width: 4, height: 4)
+        let url = URL(string: "data:;base64," + Data(bytes).base64EncodedString())
+        #expect(try await manager.loadImage(with: url).image?.pixels == pixels)
+        await downloader.shutdown()
+    }
+}
+
+extension LoadRecorder {
+    /// Loads `url` and returns the error, or `nil` on success.
+    func load(_ loader: any ImageLoader, _ url: URL?) async -> WebImageError? {
+        request(loader, url)
+        return await finalError()
+    }
+}

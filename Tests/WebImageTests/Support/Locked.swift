@@ -1,0 +1,10 @@
+import Synchronization
+
+/// A value behind a lock that escaping closures (route handlers, observers) can capture.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
