@@ -3,7 +3,7 @@ SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: deps build test demo bench
+.PHONY: deps build test demo bench test-asan test-tsan fuzz
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
@@ -33,3 +33,38 @@ demo: deps
 
 bench: deps
 	$(MAKE) -C Benchmarks bench
+
+# Hardening: sanitizer runs and fuzzing, each in its own scratch path (see Tests/WebImageTests/Hardening).
+HARDENING_SUITES := MustFailFileTests|TruncatedFileTests|DecompressionBombTests|FuzzRegressionTests
+CORPUS ?= $(if $(WEBIMAGE_CORPUS),$(WEBIMAGE_CORPUS),../shared/corpus)
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= sniff jpeg png gif webp incremental diskcache
+FUZZ_FLAGS ?= -max_len=65536 -rss_limit_mb=1024 -timeout=20
+
+# The hostile-file suites under AddressSanitizer, on every corpus file (not only the small ones).
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	WEBIMAGE_HARDENING_ALL=1 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
+	  --filter '$(HARDENING_SUITES)'
+
+# The whole suite under ThreadSanitizer.
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+
+# libFuzzer: runs each target for FUZZ_SECONDS, seeded from the corpus (copied into the
+# git-ignored fuzz-corpus/); crashing inputs land in fuzz-out/<target>/.
+fuzz: deps
+	$(SWIFT) build --product WebImageFuzz --scratch-path .build-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DWEBIMAGE_LIBFUZZER
+	@status=0; for t in $(FUZZ_TARGETS); do \
+	  case $$t in jpeg|png|gif|webp) dirs=$$t ;; sniff) dirs="jpeg png gif webp avif heic other" ;; *) dirs="jpeg png gif webp" ;; esac; \
+	  mkdir -p fuzz-corpus/$$t fuzz-out/$$t; \
+	  for d in $$dirs; do \
+	    find $(CORPUS)/$$d -type f -size -64k -exec cp -n {} fuzz-corpus/$$t/ \; ; \
+	  done; \
+	  echo "== fuzz $$t for $(FUZZ_SECONDS)s"; \
+	  WEBIMAGE_FUZZ_TARGET=$$t .build-fuzz/debug/WebImageFuzz fuzz-corpus/$$t \
+	    -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-out/$$t/ -print_final_stats=1 $(FUZZ_FLAGS) \
+	    || status=1; \
+	done; exit $$status

@@ -44,8 +44,13 @@ let package = Package(
                 "WebImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.
+        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage"]),
         .testTarget(
             name: "WebImageTests",
             dependencies: [
@@ -53,7 +58,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            exclude: ["Hardening/Regressions"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -13,8 +13,10 @@ import Foundation
 ///
 /// Truncated or corrupt data: the frames completed before the damage are returned;
 /// when not even the first frame is complete, decoding throws
-/// ``WebImageError/Code/badImageData``. The pixel limit is checked against the canvas
-/// before anything is allocated, and against canvas × frames as each frame is found.
+/// ``WebImageError/Code/badImageData``. Data that ends inside a block was cut short, so
+/// its frames come flagged ``DecodedImage/isIncremental`` (a cache must not keep them as
+/// the whole image); data ending between blocks reads as a file without its trailer. The pixel limit is checked against the canvas
+/// times the number of frames the file declares before anything is allocated.
 ///
 /// Encoding quantizes each frame to at most 256 colours (median cut; a transparent
 /// index when any pixel's alpha is below 128), writes per-frame delays, and the
@@ -35,7 +37,7 @@ public struct GIFCoder: ProgressiveImageCoder {
         guard !data.isEmpty else { throw WebImageError.badImageData("The GIF data is empty") }
         let decoder = GIFDecoder(options: options, frameLimit: options.firstFrameOnly ? 1 : nil)
         let outcome = try decoder.decode(data)
-        return try Self.image(from: outcome, options: options, isIncremental: false)
+        return try Self.image(from: outcome, options: options, isIncremental: outcome.isTruncated)
     }
 
     /// Whether `format` is ``ImageFormat/gif``.

@@ -28,6 +28,9 @@ struct GIFDecoder {
         /// Set when the data ended or turned corrupt before the trailer; the frames
         /// before that point are complete and kept.
         var stopReason: WebImageError?
+        /// Whether the data ended inside a block: the file was cut short, so the frames are
+        /// a partial image. Data ending between blocks reads as a GIF without its trailer.
+        var isTruncated = false
     }
 
     /// Decodes `data`.
@@ -49,6 +52,8 @@ struct GIFDecoder {
         let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
         guard width > 0, height > 0 else { throw .badImageData("The GIF canvas is \(width)x\(height)") }
         try options.checkPixelLimit(width: width, height: height)
+        let declared = Self.declaredImageCount(reader.bytes)
+        try options.checkPixelLimit(width: width, height: height, frames: min(declared, frameLimit ?? declared))
         outcome.width = width
         outcome.height = height
         let target = options.targetSize(for: PixelSize(width: width, height: height))
@@ -80,6 +85,7 @@ struct GIFDecoder {
                 if let error = drawn {
                     outcome.stopReason = error.code == .badImageData
                         ? .badImageData("Image \(imageCount): \(error.message)") : error
+                    outcome.isTruncated = reader.offset >= reader.bytes.count
                     break records
                 }
                 appendFrame(current.pixels, control: control, target: target, to: &outcome)
@@ -88,6 +94,7 @@ struct GIFDecoder {
             case EXTENSION_RECORD_TYPE:
                 guard readExtension(gif, control: &control, loopCount: &loopCount) else {
                     outcome.stopReason = failure(gif, "Truncated or corrupt GIF extension")
+                    outcome.isTruncated = reader.offset >= reader.bytes.count
                     break records
                 }
             case TERMINATE_RECORD_TYPE:

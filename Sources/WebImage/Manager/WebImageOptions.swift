@@ -38,7 +38,9 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let queryMemoryData = WebImageOptions(rawValue: 1 << 12)
     /// With `queryMemoryData`: read the data synchronously.
     public static let queryMemoryDataSync = WebImageOptions(rawValue: 1 << 13)
-    /// On a memory miss, read and decode from disk synchronously on the calling thread.
+    /// On a memory miss, read and decode from disk synchronously on the calling thread;
+    /// a cache hit then completes before `loadImage` returns. Needs an ``ImageCache``
+    /// (other caches are queried as usual).
     public static let queryDiskDataSync = WebImageOptions(rawValue: 1 << 14)
     /// Never download: a cache miss fails with ``WebImageError/Code/notInCache``.
     public static let fromCacheOnly = WebImageOptions(rawValue: 1 << 15)

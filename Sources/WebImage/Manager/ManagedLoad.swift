@@ -1,0 +1,44 @@
+import Dispatch
+import Foundation
+
+/// Everything one ``ImageManager`` load decided up front, handed from stage to stage.
+struct ManagedLoad: Sendable {
+    let url: URL
+    let options: WebImageOptions
+    let context: WebImageContext
+    /// The key of the result (thumbnail and transformer suffixes included); `nil` when
+    /// the cache key filter says not to cache.
+    let key: String?
+    /// The key of the full-size, untransformed data (the filtered URL).
+    let originalKey: String?
+    /// The key the transformer's input is known by (thumbnail suffix, no transformer suffix).
+    let sourceKey: String?
+    let transformer: (any ImageTransformer)?
+    let cache: any ImageCaching
+    let loader: any ImageLoader
+    let queue: DispatchQueue
+    let progress: ImageLoaderProgress?
+    let operation: CombinedOperation
+
+    /// Whether the result is derived from the original (a thumbnail or a transform), so
+    /// its pixels match no encoded data and it is kept apart from the original.
+    var isDerived: Bool { context.thumbnailPixelSize != nil || transformer != nil }
+
+    /// Where the result's disk data lives alongside the HTTP validators: the original's
+    /// entry for derived results, the result's own otherwise.
+    var validatorKey: String? { originalKey }
+
+    /// A finished result for this load.
+    func result(
+        image: DecodedImage?, data: Data?, cacheType: ImageCacheType, isFinished: Bool = true
+    ) -> ImageLoadResult {
+        ImageLoadResult(
+            url: url, image: image, data: isDerived ? nil : data, cacheType: cacheType,
+            isFinished: isFinished, cacheKey: key)
+    }
+
+    /// A finished failure for this load.
+    func failure(_ error: WebImageError) -> ImageLoadResult {
+        .failure(error, url: url, cacheKey: key)
+    }
+}

@@ -1,0 +1,36 @@
+/// The one place where manager options become loader and cache options.
+extension WebImageOptions {
+    /// The downloader options these options ask for. The conditional-request flag
+    /// (``DownloaderOptions/useHTTPCache``) is added by the refresh path only.
+    var downloaderOptions: DownloaderOptions {
+        var result: DownloaderOptions = []
+        let pairs: [(WebImageOptions, DownloaderOptions)] = [
+            (.lowPriority, .lowPriority), (.highPriority, .highPriority),
+            (.progressiveLoad, .progressiveLoad), (.handleCookies, .handleCookies),
+            (.allowInvalidSSLCertificates, .allowInvalidSSLCertificates),
+            (.scaleDownLargeImages, .scaleDownLargeImages), (.decodeFirstFrameOnly, .decodeFirstFrameOnly),
+            (.avoidDecodeImage, .avoidDecodeImage),
+        ]
+        for (option, mapped) in pairs where contains(option) { result.insert(mapped) }
+        return result
+    }
+
+    /// The cache query options for a query that looks in `cacheType`.
+    func cacheOptions(querying cacheType: ImageCacheType) -> ImageCacheOptions {
+        var result: ImageCacheOptions = []
+        if contains(.decodeFirstFrameOnly) { result.insert(.decodeFirstFrameOnly) }
+        if contains(.queryMemorySync) { result.insert(.queryMemorySync) }
+        switch cacheType {
+        case .memory: result.insert(.queryMemoryOnly)
+        case .disk: result.insert(.queryDiskOnly)
+        case .all, .none: break
+        }
+        return result
+    }
+
+    /// `cacheType` narrowed by ``cacheMemoryOnly``.
+    func storeCacheType(_ cacheType: ImageCacheType) -> ImageCacheType {
+        guard contains(.cacheMemoryOnly) else { return cacheType }
+        return cacheType.includesMemory ? .memory : .none
+    }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import WebImage
+
+/// One fuzzed entry point of the library: what libFuzzer (or a replay) feeds an input to.
+///
+/// Each target must return normally for every input: a `WebImageError` is a correct
+/// answer; a crash, a sanitizer report, a hang or a runaway allocation is a finding.
+enum FuzzTarget: String, CaseIterable, Sendable {
+    /// ``ImageFormat/detect(_:)`` and the coders' signature checks.
+    case sniff
+    /// Each built-in coder alone, at full size and as a thumbnail.
+    case jpeg, png, gif, webp
+    /// The shared coders' incremental decoder, fed the input in two or three pieces.
+    case incremental
+    /// The disk cache's read path: the input as an entry file and as its extended data,
+    /// read back through ``DiskCache`` and decoded through ``ImageCache``.
+    case diskcache
+
+    /// A limit well under the default, so libFuzzer spends its time in parsers rather
+    /// than in filling huge, mostly empty canvases; the limit check itself stays covered.
+    static let options = ImageDecodeOptions(maxPixelCount: 4_000_000)
+    static let thumbnail = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 33, height: 17), maxPixelCount: 4_000_000)
+
+    /// Runs the target on one input.
+    func run(_ data: Data) {
+        switch self {
+        case .sniff:
+            _ = ImageFormat.detect(data)
+            for coder in ImageCodersManager.builtInCoders { _ = coder.canDecode(data) }
+            _ = ImageCodersManager.shared.canDecodeIncrementally(data)
+        case .jpeg: Self.decode(data, with: JPEGCoder())
+        case .png: Self.decode(data, with: PNGCoder())
+        case .gif: Self.decode(data, with: GIFCoder())
+        case .webp: Self.decode(data, with: WebPCoder())
+        case .incremental: Self.decodeIncrementally(data)
+        case .diskcache: FuzzDiskCache.shared.read(data)
+        }
+    }
+
+    /// Decodes with `coder` whether or not it claims the data: its own checks must hold.
+    private static func decode(_ data: Data, with coder: some ImageCoder) {
+        let options = data.count % 2 == 0 ? options : thumbnail
+        _ = try? coder.decode(data, options: options)
+        if let progressive = coder as? any ProgressiveImageCoder {
+            let decoder = progressive.makeIncrementalDecoder(options: options)
+            _ = try? decoder.decode(data.prefix(data.count / 2), isComplete: false)
+            _ = try? decoder.decode(data, isComplete: true)
+        }
+    }
+
+    /// The first byte picks where the pieces end, so the fuzzer explores the splits too.
+    private static func decodeIncrementally(_ data: Data) {
+        guard let selector = data.first else { return }
+        let body = data.dropFirst()
+        let decoder = ImageCodersManager.shared.makeIncrementalDecoder(options: options)
+        let first = body.count * Int(selector & 0x0F) / 16
+        let second = first + (body.count - first) * Int(selector >> 4) / 16
+        for end in [first, second] {
+            do {
+                _ = try decoder.decode(Data(body.prefix(end)), isComplete: false)
+            } catch {
+                return
+            }
+        }
+        _ = try? decoder.decode(Data(body), isComplete: true)
+    }
+}

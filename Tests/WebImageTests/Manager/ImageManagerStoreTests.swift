@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("ImageManager: where results are stored", .timeLimit(.minutes(1)))
+struct ImageManagerStoreTests {
+    @Test("storeCacheType memory keeps the download off the disk")
+    func storeMemoryOnly() async throws {
+        let f = try await ManagerFixture()
+        let url = f.serve("/m.png", ManagerTestKit.png())
+        var context = WebImageContext()
+        context.storeCacheType = .memory
+        _ = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+        #expect(await f.cache.containsImage(forKey: url.absoluteString) == .memory)
+        f.cache.clearMemory()
+        #expect(await f.cache.containsImage(forKey: url.absoluteString) == .none)
+        await f.shutdown()
+    }
+
+    @Test("originalStoreCacheType none: a thumbnail load keeps no full-size data")
+    func noOriginalStore() async throws {
+        let f = try await ManagerFixture()
+        let url = f.serve("/o.png", ManagerTestKit.png())
+        var context = WebImageContext()
+        context.thumbnailPixelSize = PixelSize(width: 4, height: 4)
+        context.originalStoreCacheType = .none
+        let result = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+        #expect(result.image?.width == 4)
+        #expect(await f.cache.diskImageData(forKey: url.absoluteString) == nil)
+        let key = try #require(result.cacheKey)
+        #expect(await f.cache.containsImage(forKey: key) == .memory)
+        await f.shutdown()
+    }
+
+    @Test("the cache serializer chooses the disk bytes")
+    func serializer() async throws {
+        let f = try await ManagerFixture()
+        let url = f.serve("/s.png", ManagerTestKit.png(width: 8, height: 8))
+        let replacement = ManagerTestKit.png(width: 3, height: 3)
+        var context = WebImageContext()
+        context.cacheSerializer = { _, _, _ in replacement }
+        _ = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+        #expect(await f.cache.diskImageData(forKey: url.absoluteString) == replacement)
+        await f.shutdown()
+    }
+
+    @Test("queryMemoryData: a memory hit comes with its disk data (also synchronously)")
+    func memoryData() async throws {
+        let f = try await ManagerFixture()
+        let png = ManagerTestKit.png()
+        let url = f.serve("/d.png", png)
+        _ = try await f.manager.loadImage(with: url, options: [.waitStoreCache])
+        let plain = try await f.manager.loadImage(with: url)
+        #expect(plain.cacheType == .memory && plain.data == nil)
+        let withData = try await f.manager.loadImage(with: url, options: [.queryMemoryData])
+        #expect(withData.cacheType == .memory && withData.data == png)
+        let sync = try await f.manager.loadImage(with: url, options: [.queryMemoryData, .queryMemoryDataSync])
+        #expect(sync.data == png)
+        await f.shutdown()
+    }
+
+    @Test("a cache key filter returning nil loads without caching")
+    func uncachedKey() async throws {
+        let f = try await ManagerFixture()
+        let url = f.serve("/u.png", ManagerTestKit.png())
+        var context = WebImageContext()
+        context.cacheKeyFilter = { _ in nil }
+        let first = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+        #expect(first.image != nil && first.cacheKey == nil)
+        let second = try await f.manager.loadImage(with: url, context: context)
+        #expect(second.cacheType == .none)
+        #expect(f.origin.requestCount("/u.png") == 2)
+        await f.shutdown()
+    }
+}
