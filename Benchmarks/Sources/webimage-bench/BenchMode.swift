@@ -31,15 +31,4 @@ enum BenchMode: String, CaseIterable {
     /// `--count` concurrent loads of the one input URL with a cold downloader;
     /// `compare` counts the requests nginx logged meanwhile.
     case coalesce
-
-    /// Why the mode cannot run in this build, or `nil` when it can.
-    var unavailableReason: String? {
-        switch self {
-        case .decode, .thumbnail, .decodeResize, .dictionaryGet, .dictionarySet, .rawRead,
-             .memoryCacheGet, .memoryCacheSet, .diskCacheGet, .download, .coalesce:
-            nil
-        case .managerMemoryHit:
-            "library part not merged yet"
-        }
-    }
 }

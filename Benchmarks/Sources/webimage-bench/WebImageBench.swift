@@ -24,9 +24,6 @@ struct WebImageBench {
     }
 
     static func run(_ mode: BenchMode, _ a: BenchArguments) -> BenchReport {
-        if let reason = mode.unavailableReason {
-            return BenchReport(mode: mode.rawValue, ok: false, notMeasured: reason)
-        }
         do {
             switch mode {
             case .dictionaryGet, .dictionarySet:
@@ -41,6 +38,8 @@ struct WebImageBench {
             case .diskCacheGet:
                 guard let path = a.inputs.first else { throw UsageError("disk-cache-get needs a file") }
                 return try CacheWork.diskGet(path: path, ops: a.ops, iterations: a.iterations, warmup: a.warmup)
+            case .managerMemoryHit:
+                return try ManagerWork.memoryHit(ops: a.ops, iterations: a.iterations, warmup: a.warmup)
             case .download:
                 return try NetworkWork.download(paths: a.inputs, concurrency: a.concurrency,
                                                 iterations: a.iterations, warmup: a.warmup)
