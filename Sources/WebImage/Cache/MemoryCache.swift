@@ -212,13 +212,20 @@ struct LRUState<Key: Hashable, Value> {
         return evicted
     }
 
+    /// Every hit runs this, so it works on the slots' storage directly: one uniqueness
+    /// check instead of one per link written through the array subscript.
     @inlinable
     mutating func moveToFront(_ i: Int) {
-        unlink(i)
-        slots[i].prev = -1
-        slots[i].next = head
-        if head >= 0 { slots[head].prev = i } else { tail = i }
-        head = i
+        var (head, tail) = (self.head, self.tail)
+        slots.withUnsafeMutableBufferPointer { s in
+            let p = s[i].prev, n = s[i].next
+            if p >= 0 { s[p].next = n } else { head = n }
+            if n >= 0 { s[n].prev = p } else { tail = p }
+            s[i].prev = -1
+            s[i].next = head
+            if head >= 0 { s[head].prev = i } else { tail = i }
+        }
+        (self.head, self.tail) = (i, tail)
     }
 
     @inlinable
