@@ -26,7 +26,7 @@ enum BenchMode: String, CaseIterable {
     /// `--ops` manager loads of one URL whose image is already in the memory cache.
     case managerMemoryHit = "manager-memory-hit"
     /// Download and decode every URL listed in the input files (one per line),
-    /// `--concurrency` at once, with a fresh empty cache; one sample = the whole list.
+    /// through a new `ImageDownloader` allowing `--concurrency` transfers; one sample = the whole list.
     case download
     /// `--count` concurrent loads of the one input URL with a cold downloader;
     /// `compare` counts the requests nginx logged meanwhile.
