@@ -44,6 +44,9 @@ let package = Package(
                 "WebImage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.

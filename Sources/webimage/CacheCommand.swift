@@ -37,6 +37,8 @@ struct CacheCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
+    @OptionGroup var output: OutputOptions
+
     func validate() throws {
         guard ["stats", "clean", "clear", "path"].contains(action) else { throw usage("unknown action '\(action)'") }
         if action == "path" && (key ?? "").isEmpty { throw usage("path needs a KEY") }
@@ -46,6 +48,7 @@ struct CacheCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        output.bootstrapLogging()
         let directory = ImageCache.diskDirectory(
             namespace: "default", directory: cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
         // Opening a cache applies its limits, so this one has none: it only looks.

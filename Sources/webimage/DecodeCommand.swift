@@ -28,6 +28,8 @@ struct DecodeCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object on stdout instead of a sentence.")
     var json = false
 
+    @OptionGroup var output: OutputOptions
+
     func validate() throws {
         if let thumbnail, PixelSize(parsing: thumbnail) == nil {
             throw ValidationError("--thumbnail takes WxH with positive integers, e.g. 400x300")
@@ -39,6 +41,7 @@ struct DecodeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        output.bootstrapLogging()
         var decodeOptions = ImageDecodeOptions()
         decodeOptions.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
         if let maxPixels { decodeOptions.maxPixelCount = maxPixels }

@@ -11,8 +11,12 @@ struct WebImageCommand: AsyncParsableCommand {
         commandName: "webimage",
         abstract: "Load, cache and decode images (JPEG, PNG/APNG, GIF, WebP) from the command line.",
         subcommands: [
+            FetchCommand.self,
             DecodeCommand.self,
+            PrefetchCommand.self,
             CacheCommand.self,
+            ShowCommand.self,
+            DemoCommand.self,
         ]
     )
 

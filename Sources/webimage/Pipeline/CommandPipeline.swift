@@ -1,0 +1,56 @@
+import Foundation
+import WebImage
+
+/// The cache, downloader and manager one run of `fetch`, `prefetch` or `demo` loads
+/// through. Owns its downloader: call ``shutdown()`` before exiting.
+struct CommandPipeline: Sendable {
+    /// Settings from the command line.
+    struct Settings: Sendable {
+        /// `--cache-dir`: the directory holding the `default` namespace; `nil` is the XDG
+        /// cache directory (`$XDG_CACHE_HOME`, else `~/.cache`).
+        var cacheDirectory: URL?
+        /// `--memory-only`: neither read nor write the disk cache.
+        var memoryOnly = false
+        /// `--concurrency`: transfers at once.
+        var concurrency: Int?
+        /// `--timeout`: seconds per transfer.
+        var timeout: Double?
+        /// `--header`: added to every request, replacing a default header of the same name.
+        var headers: [(name: String, value: String)] = []
+    }
+
+    let cache: ImageCache
+    let downloader: ImageDownloader
+    let recorder: LoadRecorder
+    let manager: ImageManager
+
+    init(_ settings: Settings) {
+        var cacheConfig = ImageCache.Config()
+        cacheConfig.shouldUseDisk = !settings.memoryOnly
+        cache = ImageCache(namespace: "default", directory: settings.cacheDirectory, config: cacheConfig)
+        var config = DownloaderConfig.default
+        if let concurrency = settings.concurrency { config.maxConcurrentDownloads = concurrency }
+        if let timeout = settings.timeout { config.downloadTimeout = timeout }
+        for header in settings.headers {
+            config.httpHeaders.remove(header.name)
+            config.httpHeaders.add(name: header.name, value: header.value)
+        }
+        downloader = ImageDownloader(config: config)
+        recorder = LoadRecorder(ImageLoadersManager(loaders: [FileImageLoader(), DataURLImageLoader(), downloader]))
+        manager = ImageManager(cache: cache, loader: recorder)
+    }
+
+    /// Shuts the downloader's HTTP client down.
+    func shutdown() async {
+        await downloader.shutdown()
+    }
+
+    /// Parses `--header 'Name: value'`; `nil` when there is no colon or no name.
+    static func parseHeader(_ text: String) -> (name: String, value: String)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(" ") else { return nil }
+        return (name, value)
+    }
+}

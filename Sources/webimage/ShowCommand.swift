@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage show URL|FILE`: draws an image in the terminal.
+///
+/// The drawing goes to stdout whether or not it is a terminal, like `cat`. Animated
+/// images show their first frame, or play with `--animate`.
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Draw an image in the terminal (24-bit colour half blocks).",
+        discussion: """
+            The image is scaled to the terminal's width (COLUMNS, else the window size, else 80 \
+            columns); images narrower than that keep their size unless --width is given. \
+            Transparent areas show a checkerboard (--background black for black).
+            Exit status: 0 drawn, 1 could not load or decode, 2 bad usage.
+            """
+    )
+
+    @Argument(help: "An image file, or a file:, http:, https: or data: URL.")
+    var source: String
+
+    @Option(help: "Draw exactly this many columns wide (default: fit the terminal).")
+    var width: Int?
+
+    @Flag(help: "Play an animation in place instead of drawing its first frame.")
+    var animate = false
+
+    @Option(help: "With --animate: times to play (default: the image's own count; 3 when it loops forever).")
+    var loops: Int?
+
+    @Option(help: "What shows through transparency: checker or black.")
+    var background: String = TerminalImage.Background.checker.rawValue
+
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if let width, width <= 0 { throw ValidationError("--width must be a positive number of columns") }
+        if let loops, loops <= 0 { throw ValidationError("--loops must be positive") }
+        if TerminalImage.Background(rawValue: background) == nil {
+            throw ValidationError("--background must be checker or black")
+        }
+    }
+
+    func run() async throws {
+        output.bootstrapLogging()
+        let columns = width ?? Terminal.columns
+        do {
+            var decodeOptions = ImageDecodeOptions()
+            // Decoding near the drawn size is much cheaper for large photos (JPEG DCT scaling).
+            decodeOptions.thumbnailPixelSize = PixelSize(width: columns, height: 1 << 20)
+            decodeOptions.firstFrameOnly = !animate
+            let image = try await ImageSource.image(for: source, options: decodeOptions)
+            let painter = TerminalImage(background: TerminalImage.Background(rawValue: background) ?? .checker)
+            try await draw(image, columns: columns, painter: painter)
+        } catch {
+            CommandError.report(error, subject: source)
+            throw ExitCode.failure
+        }
+    }
+
+    private func draw(_ image: DecodedImage, columns: Int, painter: TerminalImage) async throws {
+        let size = TerminalImage.drawSize(for: PixelSize(width: image.width, height: image.height),
+                                          columns: columns, fitOnly: width == nil)
+        guard animate, image.isAnimated else {
+            Terminal.write(painter.render(image.pixels.resampled(width: size.width, height: size.height)))
+            return
+        }
+        let frames = image.frames.map { frame in
+            (text: painter.render(frame.pixels.resampled(width: size.width, height: size.height)),
+             seconds: Self.displayDuration(frame.duration))
+        }
+        let rows = TerminalImage.rows(forPixelHeight: size.height)
+        let plays = loops ?? (image.loopCount == 0 ? 3 : image.loopCount)
+        var isFirst = true
+        for _ in 0..<plays {
+            for frame in frames {
+                // Back to the drawing's first row, so each frame paints over the last.
+                Terminal.write((isFirst ? "" : "\u{1B}[\(rows)A") + frame.text)
+                isFirst = false
+                try await Task.sleep(for: .seconds(frame.seconds))
+            }
+        }
+    }
+
+    /// Browsers show frames shorter than 20 ms for 100 ms; so does this.
+    static func displayDuration(_ seconds: Double) -> Double {
+        seconds < 0.02 ? 0.1 : seconds
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Runs the built `webimage` executable (`swift build --build-tests` builds it beside the
+/// tests, in the same directory as the test bundle) and captures what it prints.
+struct WebImageTool {
+    /// What one run produced.
+    struct Run {
+        var status: Int32
+        var out: String
+        var err: String
+
+        /// stdout's lines, without the final empty one.
+        var lines: [String] { out.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+
+        /// stdout's lines parsed as JSON objects.
+        func jsonLines() throws -> [[String: Any]] {
+            try lines.map { line in
+                try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+            }
+        }
+    }
+
+    /// The executable: next to the running test binary (same build configuration), else
+    /// `.build/debug/webimage` in the package.
+    static let executable: URL = {
+        // On Linux the test binary is `<build>/debug/WebImagePackageTests.xctest`; on macOS
+        // it sits inside the bundle, three levels further down.
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("webimage")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return Corpus.packageRoot.appendingPathComponent(".build/debug/webimage")
+    }()
+
+    /// Runs `webimage arguments…` to the end without blocking a thread, so servers in
+    /// the test process keep answering the child. `COLUMNS` is unset unless given, so
+    /// the tool's width does not depend on the terminal the tests run in.
+    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) async throws -> Run {
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the webimage tool first")
+        let directory = try TemporaryDirectory()
+        let outURL = directory.url.appendingPathComponent("out")
+        let errURL = directory.url.appendingPathComponent("err")
+        let inURL = directory.url.appendingPathComponent("in")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = nil
+        process.environment = env.merging(environment) { $1 }
+        // Files, not pipes: a chatty child can never block on a full pipe nobody reads.
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let input = try FileHandle(forReadingFrom: inURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try out.close()
+        try err.close()
+        try input.close()
+        return Run(status: status,
+                   out: try String(contentsOf: outURL, encoding: .utf8),
+                   err: try String(contentsOf: errURL, encoding: .utf8))
+    }
+}
