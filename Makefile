@@ -50,7 +50,7 @@ test-asan: deps
 # The whole suite under ThreadSanitizer.
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan
 
 # libFuzzer: runs each target for FUZZ_SECONDS, seeded from the corpus (copied into the
 # git-ignored fuzz-corpus/); crashing inputs land in fuzz-out/<target>/.

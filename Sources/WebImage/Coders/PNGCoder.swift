@@ -37,6 +37,9 @@ public struct PNGCoder: ProgressiveImageCoder {
                 guard complete else { throw WebImageError.badImageData("APNG: the data ends before IEND") }
                 return try animation.decode(p, options: options, orientation: orientation)
             }
+            // libpng rejects a still image without IEND too, but only after allocating each
+            // chunk at its declared length: a chunk running past the data must not get that far.
+            guard complete else { throw WebImageError.badImageData("PNG: the data ends before IEND") }
             let pixels = try PNGStillDecoder.decode(p) { width, height in
                 try options.checkPixelLimit(width: width, height: height)
             }

@@ -20,6 +20,8 @@ struct ChildProcess {
         var output: String
         /// The child's peak resident set size in bytes.
         var peakResidentBytes: Int
+        /// The child's peak address-space size in bytes (`VmPeak`; 0 when never read).
+        var peakVirtualBytes: Int
     }
 
     /// The built `webimage` tool beside the running test binary (so sanitizer builds in
@@ -31,8 +33,10 @@ struct ChildProcess {
         return Corpus.packageRoot.appendingPathComponent(".build/debug/webimage")
     }
 
-    /// Starts `executable` with `arguments`, standard output to a temporary file.
-    static func spawn(_ executable: URL, _ arguments: [String], stdout: String) throws -> pid_t {
+    /// Starts `executable` with `arguments` and this process's environment plus
+    /// `environment`, standard output to the file `stdout`.
+    static func spawn(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                      stdout: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -40,18 +44,22 @@ struct ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        let status = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
         return pid
     }
 
     /// Waits for `pid` to end and collects its status and peak memory.
     static func wait(_ pid: pid_t, stdout: String) -> Outcome {
-        var highWater = 0
+        var highWater = 0, virtualPeak = 0
         // Until the child is a zombie (its memory gone, VmHWM no longer listed).
-        while let kilobytes = highWaterKilobytes(of: pid) {
-            highWater = max(highWater, kilobytes * 1024)
+        while let marks = highWaterKilobytes(of: pid) {
+            highWater = max(highWater, marks.resident * 1024)
+            virtualPeak = max(virtualPeak, marks.virtual * 1024)
             usleep(1000)
         }
         var status: Int32 = 0
@@ -64,15 +72,36 @@ struct ChildProcess {
             exitStatus: signal == 0 ? (status >> 8) & 0xFF : nil,
             signal: signal == 0 ? nil : signal,
             output: output,
-            peakResidentBytes: highWater > 0 ? highWater : usage.ru_maxrss * 1024)  // Linux reports kilobytes
+            peakResidentBytes: highWater > 0 ? highWater : usage.ru_maxrss * 1024,  // Linux reports kilobytes
+            peakVirtualBytes: virtualPeak)
     }
 
-    /// The `VmHWM` of a live process in kilobytes, or `nil` once it has exited.
-    static func highWaterKilobytes(of pid: pid_t) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return nil }
-        return Int(line.dropFirst(6).split(separator: " ").first ?? "")
+    /// The `VmHWM` and `VmPeak` of a live process in kilobytes, or `nil` once it has exited.
+    static func highWaterKilobytes(of pid: pid_t) -> (resident: Int, virtual: Int)? {
+        guard let status = readProcFile("/proc/\(pid)/status") else { return nil }
+        func value(_ name: String) -> Int? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
+            return Int(line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        }
+        guard let resident = value("VmHWM") else { return nil }
+        return (resident, value("VmPeak") ?? 0)
+    }
+
+    /// The text of a `/proc` file. Read with plain `read` calls: these files report a
+    /// size of 0, which Foundation's readers take at its word.
+    static func readProcFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
     /// Runs `executable` to the end.

@@ -71,7 +71,7 @@ struct DecompressionBombTests {
             let outcome = try ChildProcess.run(tool, ["decode", file, "--json"], in: dir.url)
             #expect(outcome.exitStatus == 1, "\(file): \(outcome)")
             #expect(outcome.output.contains("\"name\":\"imageTooLarge\""), "\(file): \(outcome.output)")
-            #expect(outcome.peakResidentBytes > 0)
+            #expect(outcome.peakVirtualBytes > 0, "\(file): the child's memory was never read from /proc")
             #expect(outcome.peakResidentBytes < 200 << 20,
                     "\(file): peak RSS \(outcome.peakResidentBytes >> 20) MB")
         }
