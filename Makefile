@@ -1,22 +1,12 @@
 # WebImage — the two commands people need are `make demo` and `make test`.
 SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev
-export DEBIAN_FRONTEND := noninteractive
 
 .PHONY: deps build test demo bench test-asan test-tsan fuzz
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
-	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing:$$missing"; \
-	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
-	  else \
-	    echo "missing Debian packages:$$missing"; \
-	    echo "run: sudo apt-get install -y$$missing"; exit 1; \
-	  fi; \
-	fi
+	@scripts/install-debs.sh $(DEBS)
 
 build: deps
 	$(SWIFT) build
