@@ -10,9 +10,10 @@ enum CommandError {
         return WebImageError(.badImageData, String(describing: error))
     }
 
-    /// `"name (code): message"` on stderr, so a person sees what the code means.
+    /// `"name (code): message"` on stderr, so a person sees what the code means; a URL
+    /// subject has its credentials masked.
     static func report(_ error: any Error, subject: String) {
         let e = webImageError(error)
-        FileHandle.standardError.write(Data("webimage: \(subject): \(e.description)\n".utf8))
+        FileHandle.standardError.write(Data("webimage: \(subject.redactedURLForLog): \(e.description)\n".utf8))
     }
 }

@@ -75,7 +75,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     private func report(_ text: String, pipeline: CommandPipeline) async
         -> (json: JSONLine, outcome: Result<Void, WebImageError>) {
         var line = JSONLine()
-        line.add("url", text)
+        line.add("url", text.redactedURLForLog)
         func failed(_ error: WebImageError) -> (JSONLine, Result<Void, WebImageError>) {
             line.add("ok", false)
             line.add("error", object: .error(error))
@@ -87,7 +87,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         let outcome = pipeline.recorder.outcome(for: url)
         if case .failed(let error)? = outcome { return failed(error) }
         guard let image = pipeline.cache.imageFromMemory(forKey: key) else {
-            return failed(WebImageError(.notInCache, "\(text) was not cached (the prefetch skipped it)"))
+            return failed(WebImageError(.notInCache, "\(text.redactedURLForLog) was not cached (the prefetch skipped it)"))
         }
         var bytes = 0
         if case .loaded(_, let body)? = outcome {

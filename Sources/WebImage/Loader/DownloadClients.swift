@@ -58,9 +58,9 @@ final class DownloadClients: Sendable {
         var configuration = insecure
             ? HTTPClient.Configuration(certificateVerification: .none)
             : HTTPClient.Configuration()
-        configuration.redirectConfiguration = config.maxRedirects > 0
-            ? .follow(max: config.maxRedirects, allowCycles: false)
-            : .disallow
+        // The downloader follows redirects itself, so it can check each hop's scheme,
+        // drop credentials across hosts and keep one deadline and size limit.
+        configuration.redirectConfiguration = .disallow
         let timeout = TimeAmount.nanoseconds(Int64(config.downloadTimeout * 1_000_000_000))
         configuration.timeout = .init(connect: timeout, read: timeout)
         // A refused connection should fail now, not after retrying until the timeout:

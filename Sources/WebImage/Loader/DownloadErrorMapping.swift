@@ -38,10 +38,10 @@ enum DownloadErrorMapping {
                 return make(.timedOut, "Connecting to \(url.host ?? "the server") timed out")
             case .readTimeout, .writeTimeout, .deadlineExceeded:
                 return make(.timedOut, "The server at \(url.host ?? "?") stopped answering")
-            case .redirectLimitReached: return make(.tooManyRedirects, "Too many redirects loading \(url)")
-            case .redirectCycleDetected: return make(.tooManyRedirects, "A redirect loop loading \(url)")
+            case .redirectLimitReached: return make(.tooManyRedirects, "Too many redirects loading \(url.redactedForLog)")
+            case .redirectCycleDetected: return make(.tooManyRedirects, "A redirect loop loading \(url.redactedForLog)")
             case .remoteConnectionClosed, .bodyLengthMismatch: return make(lost, lostMessage)
-            case .invalidURL, .emptyHost, .emptyScheme: return make(.invalidURL, "Not a valid http(s) URL: \(url)")
+            case .invalidURL, .emptyHost, .emptyScheme: return make(.invalidURL, "Not a valid http(s) URL: \(url.redactedForLog)")
             case .alreadyShutdown: return make(.invalidDownloadOperation, "The HTTP client was shut down")
             default: break
             }
@@ -70,12 +70,24 @@ enum DownloadErrorMapping {
             default: break
             }
         }
+        if isTLSError(error) {
+            // Certificate not trusted, wrong host name, no common protocol: the same
+            // "could not reach a trustworthy server" as a refused connection.
+            return make(.cannotConnect, "The TLS handshake with \(url.host ?? "the server") failed: \(error)")
+        }
         if error is HTTPParserError {
             return make(.invalidDownloadResponse, "The server sent a malformed response: \(error)")
         }
         return phase == .body
-            ? make(.invalidDownloadResponse, "The body of \(url) could not be read: \(error)")
-            : make(.cannotConnect, "Could not load \(url): \(error)")
+            ? make(.invalidDownloadResponse, "The body of \(url.redactedForLog) could not be read: \(error)")
+            : make(.cannotConnect, "Could not load \(url.redactedForLog): \(error)")
+    }
+
+    /// Whether `error` comes from SwiftNIO SSL (a failed handshake or certificate check).
+    /// Told by the error's module so this layer needs no direct NIOSSL dependency: the
+    /// library reaches it only through AsyncHTTPClient.
+    private static func isTLSError(_ error: any Error) -> Bool {
+        String(reflecting: type(of: error)).hasPrefix("NIOSSL.")
     }
 }
 

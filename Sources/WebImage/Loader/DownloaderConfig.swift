@@ -48,9 +48,15 @@ public struct DownloaderConfig: Sendable {
     public var username: String?
     /// See ``username``.
     public var password: String?
-    /// Redirects followed before failing with ``WebImageError/Code/tooManyRedirects``;
-    /// 0 follows none. Loops fail at once. Default 10.
+    /// Redirects (301, 302, 303, 307, 308) followed before failing with
+    /// ``WebImageError/Code/tooManyRedirects``; 0 follows none. Loops, and redirects to a
+    /// scheme other than http or https, fail at once with the same code. Default 10.
     public var maxRedirects = 10 { didSet { maxRedirects = max(0, maxRedirects) } }
+    /// Whether a redirect may switch between http and https. Off by default: an https
+    /// page must not be downgraded to plain text on the wire, and an http URL should not
+    /// silently become a different security context either; such a redirect fails with
+    /// ``WebImageError/Code/tooManyRedirects``. Credentials are dropped on such a hop.
+    public var allowsCrossSchemeRedirects = false
 
     // MARK: Response checks
 

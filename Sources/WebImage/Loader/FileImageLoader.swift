@@ -40,7 +40,7 @@ public final class FileImageLoader: ImageLoader {
         completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         guard let url, url.isFileURL else {
-            let error = WebImageError(.invalidURL, "Not a file URL: \(url?.absoluteString ?? "nil")")
+            let error = WebImageError(.invalidURL, "Not a file URL: \(url?.redactedForLog ?? "nil")")
             return LocalImageLoad.fail(url: url, error, queue: context.callbackQueue ?? callbackQueue, completed: completed)
         }
         let limit = maxBytes

@@ -4,7 +4,8 @@
 /// the response the result carries. Repeated fields keep their order; the subscript
 /// joins them with `", "` as HTTP allows (except for `Set-Cookie`, read through
 /// ``values(for:)``).
-public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible,
+    CustomDebugStringConvertible {
     /// One field as it appears on the wire.
     public struct Field: Sendable, Hashable {
         /// The field name as sent.
@@ -63,8 +64,20 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
     /// Iterates the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
-    /// One `Name: value` line per field.
-    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+    /// One `Name: value` line per field, with the values of credential fields
+    /// (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`) shown as `***`:
+    /// descriptions end up in logs.
+    public var description: String {
+        fields.map { field in
+            let secret = Self.credentialFields.contains { field.name.httpNameEquals($0) }
+            return "\(field.name): \(secret ? "***" : field.value)"
+        }.joined(separator: "\n")
+    }
+
+    /// The same as ``description``, so `print(request)` and `dump` hide credentials too.
+    public var debugDescription: String { description }
+
+    private static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
 }
 
 extension String {

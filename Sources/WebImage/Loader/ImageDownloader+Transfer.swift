@@ -45,7 +45,7 @@ extension ImageDownloader {
                 group.addTask { try await self.fetch(transfer) }
                 group.addTask {
                     try await Task.sleep(for: .seconds(timeout))
-                    throw WebImageError(.timedOut, "Loading \(transfer.url) took longer than \(timeout) s")
+                    throw WebImageError(.timedOut, "Loading \(transfer.url.redactedForLog) took longer than \(timeout) s")
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let body = first else { throw WebImageError.cancelled() }
@@ -59,36 +59,66 @@ extension ImageDownloader {
     }
 
     private func fetch(_ transfer: DownloadTransfer) async throws -> ReceivedBody {
-        let request = try makeRequest(transfer)
+        var request = try makeRequest(transfer)
         let client = try clients.client(insecure: transfer.options.contains(.allowInvalidSSLCertificates))
-        var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
-        httpRequest.method = .GET
-        for field in request.headers { httpRequest.headers.add(name: field.name, value: field.value) }
+        let handleCookies = transfer.options.contains(.handleCookies)
+        // One deadline for every hop: redirects do not extend the transfer's time.
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(config.downloadTimeout * 1_000_000_000))
+        var trail = RedirectTrail(start: request.url)
+        while true {
+            var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
+            httpRequest.method = .GET
+            for field in request.headers { httpRequest.headers.add(name: field.name, value: field.value) }
 
-        let response: HTTPClientResponse
-        do {
-            let deadline = NIODeadline.now() + .nanoseconds(Int64(config.downloadTimeout * 1_000_000_000))
-            response = try await client.execute(httpRequest, deadline: deadline)
-        } catch {
-            throw DownloadErrorMapping.map(error, url: request.url, phase: .connecting)
-        }
-        let finalURL = response.url ?? request.url
-        if transfer.options.contains(.handleCookies) {
-            cookieJar.store(setCookieHeaders: response.headers["Set-Cookie"], from: finalURL)
-        }
-        var headers = HTTPHeaderFields()
-        for (name, value) in response.headers { headers.add(name: name, value: value) }
-        var info = HTTPResponseInfo(statusCode: Int(response.status.code), headers: headers, url: finalURL)
-        emit(.receivedResponse(transfer.url, statusCode: info.statusCode))
-        if let modifier = transfer.context.responseModifier ?? config.responseModifier {
-            guard let modified = modifier(info) else {
-                throw WebImageError(.invalidDownloadResponse, "The response modifier rejected the response from \(finalURL)")
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(httpRequest, deadline: deadline)
+            } catch {
+                throw DownloadErrorMapping.map(error, url: request.url, phase: .connecting)
             }
-            info = modified
+            // AsyncHTTPClient follows no redirect (see DownloadClients), so this is the
+            // URL that answered.
+            let url = request.url
+            if handleCookies {
+                cookieJar.store(setCookieHeaders: response.headers["Set-Cookie"], from: url)
+            }
+            let status = Int(response.status.code)
+            if Self.redirectStatuses.contains(status), let location = response.headers.first(name: "Location") {
+                await discard(response.body)
+                try Task.checkCancellation()
+                request = try redirect(
+                    from: request, to: location, status: status, trail: &trail, handleCookies: handleCookies)
+                continue
+            }
+            var headers = HTTPHeaderFields()
+            for (name, value) in response.headers { headers.add(name: name, value: value) }
+            var info = HTTPResponseInfo(statusCode: status, headers: headers, url: url)
+            emit(.receivedResponse(transfer.url, statusCode: info.statusCode))
+            if let modifier = transfer.context.responseModifier ?? config.responseModifier {
+                guard let modified = modifier(info) else {
+                    throw WebImageError(
+                        .invalidDownloadResponse, "The response modifier rejected the response from \(url.redactedForLog)")
+                }
+                info = modified
+            }
+            try check(info)
+            let data = try await receive(response.body, info: info, transfer: transfer)
+            return ReceivedBody(data: data, http: info)
         }
-        try check(info)
-        let data = try await receive(response.body, info: info, transfer: transfer)
-        return ReceivedBody(data: data, http: info)
+    }
+
+    /// Reads and drops a redirect's body so its connection can serve the next hop; a
+    /// long one is abandoned instead (AsyncHTTPClient then closes that connection).
+    private func discard(_ body: HTTPClientResponse.Body) async {
+        var remaining = 64 * 1024
+        do {
+            for try await chunk in body {
+                remaining -= chunk.readableBytes
+                if remaining < 0 { return }
+            }
+        } catch {
+            // The next hop uses another connection; nothing of this one is needed.
+        }
     }
 
     /// The request to send: default headers, credentials, validators, cookies, then the
@@ -108,27 +138,21 @@ extension ImageDownloader {
         var request = ImageDownloadRequest(url: transfer.url, headers: headers)
         if let modifier = transfer.context.requestModifier ?? config.requestModifier {
             guard let modified = modifier(request) else {
-                throw WebImageError(.invalidDownloadOperation, "The request modifier vetoed the request for \(transfer.url)")
+                throw WebImageError(.invalidDownloadOperation, "The request modifier vetoed the request for \(transfer.url.redactedForLog)")
             }
             guard canRequestImage(for: modified.url) else {
-                throw WebImageError(.invalidURL, "The request modifier produced a URL that is not http(s): \(modified.url)")
+                throw WebImageError(.invalidURL, "The request modifier produced a URL that is not http(s): \(modified.url.redactedForLog)")
             }
             request = modified
         }
         return request
     }
 
-    /// Checks status, redirects, content type and declared length before reading the body.
+    /// Checks status, content type and declared length before reading the body.
     private func check(_ info: HTTPResponseInfo) throws(WebImageError) {
         let status = info.statusCode
         if status == 304 {
-            throw WebImageError(.cacheNotModified, "Not modified: \(info.url)", httpStatusCode: status)
-        }
-        if (300..<400).contains(status), let location = info.headers["Location"] {
-            // AsyncHTTPClient follows http(s) redirects itself; one that reaches here
-            // points elsewhere (ftp:, file:, …) or exceeds a limit of zero.
-            throw WebImageError(
-                .tooManyRedirects, "Redirect from \(info.url) to \(location) not followed", httpStatusCode: status)
+            throw WebImageError(.cacheNotModified, "Not modified: \(info.url.redactedForLog)", httpStatusCode: status)
         }
         guard config.acceptableStatusCodes.contains(status) else {
             throw WebImageError(.invalidDownloadStatusCode, "HTTP \(status)", httpStatusCode: status)
@@ -192,7 +216,7 @@ extension ImageDownloader {
     private func decodeAndComplete(_ body: ReceivedBody, _ transfer: DownloadTransfer) async -> [DownloadDelivery] {
         transfer.beginDelivering()
         if body.data.isEmpty {
-            return transfer.fail(.badImageData("The response from \(body.http.url) has an empty body"))
+            return transfer.fail(.badImageData("The response from \(body.http.url.redactedForLog) has an empty body"))
         }
         var results: [DownloadCaller.DecodeKey: Result<DecodedImage?, WebImageError>] = [:]
         while true {

@@ -156,7 +156,7 @@ public final class ImageDownloader: ImageLoader {
     ) -> ImageLoadToken {
         let queue = context.callbackQueue ?? callbackQueue
         guard let url, canRequestImage(for: url) else {
-            let error = WebImageError(.invalidURL, "Not an http(s) URL: \(url?.absoluteString ?? "nil")")
+            let error = WebImageError(.invalidURL, "Not an http(s) URL: \(url?.redactedForLog ?? "nil")")
             queue.async { completed(.failure(error)) }
             return ImageLoadToken(url: url)
         }

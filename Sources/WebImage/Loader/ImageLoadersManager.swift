@@ -7,13 +7,15 @@ import Synchronization
 ///
 /// ``shared`` holds the built-ins: ``FileImageLoader``, ``DataURLImageLoader`` and
 /// ``ImageDownloader/shared``. Add a loader to take over a scheme; it is asked first.
-/// Thread-safe.
+/// ``allowedSchemes`` switches the built-in schemes off one by one
+/// (`ImageLoadersManager.shared.allowedSchemes.remove(.file)`). Thread-safe.
 public final class ImageLoadersManager: ImageLoader {
     /// The shared manager with the built-in loaders.
     public static let shared = ImageLoadersManager(
         loaders: [FileImageLoader(), DataURLImageLoader(), ImageDownloader.shared])
 
     private let members: Mutex<[any ImageLoader]>
+    private let schemes = Mutex(LoaderSchemes.all)
     private let callbackQueue = DispatchQueue(label: "WebImage.ImageLoadersManager.callbacks")
 
     /// Creates a manager asking `loaders` from last to first.
@@ -27,6 +29,14 @@ public final class ImageLoadersManager: ImageLoader {
         set { members.withLock { $0 = newValue } }
     }
 
+    /// The schemes among http, https, data and file that are handed to a loader; a URL
+    /// with a scheme switched off fails with ``WebImageError/Code/invalidURL`` without
+    /// any I/O. Default ``LoaderSchemes/all``. Other schemes are up to the loaders.
+    public var allowedSchemes: LoaderSchemes {
+        get { schemes.withLock { $0 } }
+        set { schemes.withLock { $0 = newValue } }
+    }
+
     /// Adds a loader that is asked before all present ones.
     public func addLoader(_ loader: any ImageLoader) {
         members.withLock { $0.append(loader) }
@@ -37,9 +47,16 @@ public final class ImageLoadersManager: ImageLoader {
         members.withLock { $0.removeAll { $0 === loader } }
     }
 
-    /// The loader that would handle `url`, if any.
+    /// The loader that would handle `url`, if any: none when its scheme is switched off
+    /// in ``allowedSchemes``.
     public func loader(for url: URL?) -> (any ImageLoader)? {
-        loaders.reversed().first { $0.canRequestImage(for: url) }
+        guard !isSwitchedOff(url) else { return nil }
+        return loaders.reversed().first { $0.canRequestImage(for: url) }
+    }
+
+    private func isSwitchedOff(_ url: URL?) -> Bool {
+        guard let scheme = LoaderSchemes(scheme: url?.scheme) else { return false }
+        return !allowedSchemes.contains(scheme)
     }
 
     // MARK: ImageLoader
@@ -57,8 +74,15 @@ public final class ImageLoadersManager: ImageLoader {
         completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         guard let loader = loader(for: url) else {
-            let text = url?.absoluteString ?? "nil"
-            let error = WebImageError(.invalidURL, text.isEmpty ? "The URL is empty" : "No loader handles \(text)")
+            let text = url?.redactedForLog ?? "nil"
+            let error: WebImageError
+            if text.isEmpty {
+                error = WebImageError(.invalidURL, "The URL is empty")
+            } else if isSwitchedOff(url) {
+                error = WebImageError(.invalidURL, "\(url?.scheme ?? "This") URLs are switched off: \(text)")
+            } else {
+                error = WebImageError(.invalidURL, "No loader handles \(text)")
+            }
             return LocalImageLoad.fail(url: url, error, queue: context.callbackQueue ?? callbackQueue, completed: completed)
         }
         return loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)

@@ -17,7 +17,7 @@ extension ImageManager {
         guard !load.operation.isFinished else { return }
         if load.options.contains(.fromCacheOnly) {
             if cached == nil {
-                let error = WebImageError(.notInCache, "\(load.url.absoluteString) is not in the cache (fromCacheOnly)")
+                let error = WebImageError(.notInCache, "\(load.url.redactedForLog) is not in the cache (fromCacheOnly)")
                 load.operation.deliver(load.failure(error), isLast: true, inline: true)
             } else {
                 load.operation.deliver(nil, isLast: true, inline: true)
@@ -71,7 +71,7 @@ extension ImageManager {
             } else {
                 // The cached image was delivered and stands; a failed check is no new result.
                 if error.code != .cancelled {
-                    Self.logger.debug("Revalidating \(load.url.absoluteString) failed: \(error)")
+                    Self.logger.debug("Revalidating \(load.url.redactedForLog) failed: \(error)")
                 }
                 load.operation.deliver(error.code == .cancelled ? load.failure(error) : nil, isLast: true, inline: true)
             }

@@ -32,7 +32,7 @@ extension ImageManager {
             do {
                 try disk.setExtendedDataSync(validators.isEmpty ? nil : validators.cacheData, forKey: key)
             } catch {
-                Self.logger.debug("Keeping the validators of \(key) failed: \(error)")
+                Self.logger.debug("Keeping the validators of \(key.redactedURLForLog) failed: \(error)")
             }
             done()
         }

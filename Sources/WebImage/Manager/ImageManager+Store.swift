@@ -32,7 +32,7 @@ extension ImageManager {
                 if let transformed {
                     output = transformed
                 } else {
-                    Self.logger.debug("\(transformer.transformerKey) could not transform \(load.url.absoluteString)")
+                    Self.logger.debug("\(transformer.transformerKey) could not transform \(load.url.redactedForLog)")
                 }
             }
             let (finalImage, replaced) = (output, isReplaced)
@@ -89,7 +89,7 @@ extension ImageManager {
         load.cache.store(image, data: data, forKey: key, cacheType: cacheType) { [self] stored in
             switch stored {
             case .failure(let error):
-                Self.logger.error("Storing \(key) failed: \(error)")
+                Self.logger.error("Storing \(key.redactedURLForLog) failed: \(error)")
                 group.leave()
             case .success:
                 guard let validators, cacheType.includesDisk, data != nil else {

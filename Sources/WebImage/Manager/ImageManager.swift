@@ -181,7 +181,7 @@ public final class ImageManager: Sendable {
             return operation
         }
         if !options.contains(.retryFailed), failedURLs.contains(url) {
-            let error = WebImageError(.blackListed, "\(url.absoluteString) failed before; pass retryFailed to try it again")
+            let error = WebImageError(.blackListed, "\(url.redactedForLog) failed before; pass retryFailed to try it again")
             operation.deliver(.failure(error, url: url), isLast: true, inline: false)
             return operation
         }

@@ -3,7 +3,8 @@ import WebImage
 
 /// How one URL's load through the manager ended, as `fetch` and `demo` report it.
 struct LoadReport: Sendable {
-    /// The URL as given on the command line.
+    /// The URL as given on the command line; reports show it with any user-info
+    /// credentials masked (``WebImage/Swift/String/redactedURLForLog``), since they go to logs.
     var url: String
     /// The final image and where it came from, or why it failed.
     var result: Result<ImageLoadResult, WebImageError>
@@ -21,7 +22,7 @@ struct LoadReport: Sendable {
     /// The `--json` line: the design's fields plus `partials`.
     var jsonLine: JSONLine {
         var line = JSONLine()
-        line.add("url", url)
+        line.add("url", url.redactedURLForLog)
         switch result {
         case .success(let loaded):
             line.add("ok", true)
@@ -56,9 +57,9 @@ struct LoadReport: Sendable {
             parts.append(Self.source(loaded.cacheType))
             if partials > 0 { parts.append("\(partials) partial images") }
             parts.append(String(format: "%.1f ms", milliseconds))
-            return "\(url): " + parts.joined(separator: ", ")
+            return "\(url.redactedURLForLog): " + parts.joined(separator: ", ")
         case .failure(let error):
-            return "\(url): failed: \(error.description)"
+            return "\(url.redactedURLForLog): failed: \(error.description)"
         }
     }
 

@@ -92,16 +92,36 @@ struct SecureDefaultsTests {
         }
         #expect(await code("/hop1") == nil, "10 redirects are followed")
         #expect(await code("/hop0") == .tooManyRedirects, "the 11th is not")
-        // The origin speaks plain HTTP on its port: followed, an https redirect would fail
-        // its TLS handshake with another code.
-        origin.route("/to-https", .redirect(to: "https://127.0.0.1:\(origin.port)/hop11"))
         origin.route("/to-data", .redirect(to: "data:image/png;base64," + Data(body).base64EncodedString()))
         #expect(await code("/to-data") == .tooManyRedirects)
-        let toHTTPS = await code("/to-https")
-        withKnownIssue("AsyncHTTPClient follows http<->https redirects itself; the downloader checks no scheme") {
-            #expect(toHTTPS == .tooManyRedirects, "got \(String(describing: toHTTPS))")
+
+        // http -> https: refused by default, before anything is asked of the https side.
+        let secure = try await TestOrigin.start(tls: true)
+        secure.route("/a.png", .init(body: body, contentType: "image/png"))
+        origin.route("/to-https", .redirect(to: secure.url("/a.png").absoluteString))
+        let refused = await #expect(throws: WebImageError.self) {
+            try await downloader.loadImage(with: origin.url("/to-https"), options: .allowInvalidSSLCertificates)
         }
+        #expect(refused?.code == .tooManyRedirects)
+        #expect(secure.requestCount("/a.png") == 0)
+        // https -> http (a downgrade) likewise.
+        secure.route("/to-http", .redirect(to: origin.url("/hop11").absoluteString))
+        let downgrade = await #expect(throws: WebImageError.self) {
+            try await downloader.loadImage(with: secure.url("/to-http"), options: .allowInvalidSSLCertificates)
+        }
+        #expect(downgrade?.code == .tooManyRedirects)
+
+        // Allowed by the config flag, the same redirect is followed to the https origin.
+        var config = DownloaderConfig()
+        config.allowsCrossSchemeRedirects = true
+        let permissive = ImageDownloader(config: config)
+        let response = try await permissive.loadImage(with: origin.url("/to-https"), options: .allowInvalidSSLCertificates)
+        #expect(response.http?.url == secure.url("/a.png"))
+        #expect(response.image?.width == 32, "decoded the PNG")
+        #expect(secure.requestCount("/a.png") == 1)
+        await permissive.shutdown()
         await downloader.shutdown()
+        await secure.shutdown()
         await origin.shutdown()
     }
 

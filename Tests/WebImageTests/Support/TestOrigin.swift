@@ -2,9 +2,12 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
-/// A real HTTP/1.1 server on 127.0.0.1 (an OS-chosen port) inside the test process.
+/// A real HTTP/1.1 server on 127.0.0.1 (an OS-chosen port) inside the test process;
+/// with `start(tls: true)` it speaks HTTPS with a self-signed certificate made for it
+/// (``SelfSignedCertificate``), which a verifying client must refuse.
 ///
 /// Tests register routes (a fixed ``Response`` or a handler that sees the request),
 /// load `origin.url("/path")`, and read per-path request counts. Responses can be
@@ -96,21 +99,28 @@ final class TestOrigin: Sendable {
 
     /// The port the server listens on.
     let port: Int
-    /// `http://127.0.0.1:<port>`.
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+    /// Whether it speaks HTTPS.
+    let isTLS: Bool
+    /// `http://127.0.0.1:<port>`, or `https://…` for a TLS origin.
+    var baseURL: URL { URL(string: "\(isTLS ? "https" : "http")://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
 
-    /// Starts a server on 127.0.0.1 with an OS-chosen port.
-    static func start() async throws -> TestOrigin {
+    /// Starts a server on 127.0.0.1 with an OS-chosen port; HTTPS with a fresh
+    /// self-signed certificate when `tls` is true.
+    static func start(tls: Bool = false) async throws -> TestOrigin {
+        let sslContext = tls ? try SelfSignedCertificate.serverContext() : nil
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { child in
                 child.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try child.pipeline.syncOperations.configureHTTPServerPipeline()
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
                         wrappingChannelSynchronously: child)
                 }
             }
-        let origin = TestOrigin(channel: channel.channel, port: channel.channel.localAddress?.port ?? 0)
+        let origin = TestOrigin(channel: channel.channel, port: channel.channel.localAddress?.port ?? 0, isTLS: tls)
         let task = Task {
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
@@ -124,9 +134,10 @@ final class TestOrigin: Sendable {
         return origin
     }
 
-    private init(channel: any Channel, port: Int) {
+    private init(channel: any Channel, port: Int, isTLS: Bool) {
         serverChannel = channel
         self.port = port
+        self.isTLS = isTLS
     }
 
     /// The URL of `path` on this server.

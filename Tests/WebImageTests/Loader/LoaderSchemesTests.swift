@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// `ImageLoadersManager.allowedSchemes`: each built-in scheme can be switched off, and a
+/// switched-off URL fails with invalidURL before any I/O.
+@Suite("Loader schemes switch", .timeLimit(.minutes(1)))
+struct LoaderSchemesTests {
+    @Test("all four built-in schemes are on by default")
+    func defaults() {
+        #expect(ImageLoadersManager.shared.allowedSchemes == .all)
+        #expect(ImageLoadersManager().allowedSchemes == [.http, .https, .data, .file])
+        #expect(LoaderSchemes(scheme: "HTTPS") == .https)
+        #expect(LoaderSchemes(scheme: "ftp") == nil)
+    }
+
+    @Test("each scheme switched off fails with invalidURL and touches nothing",
+          arguments: ["http", "https", "data", "file"])
+    func switchedOff(scheme: String) async throws {
+        let origin = try await TestOrigin.start()
+        let downloader = ImageDownloader(config: LoaderTestKit.config())
+        let dir = try TemporaryDirectory()
+        let (bytes, pixels) = LoaderTestKit.rawImage(width: 4, height: 4)
+        let file = dir.url.appendingPathComponent("a.raw")
+        try Data(bytes).write(to: file)
+        origin.route("/a.raw", .init(body: bytes))
+        let urls: [String: URL] = [
+            "http": origin.url("/a.raw"),
+            // Nothing listens for TLS on this port: had it been tried, another code would come.
+            "https": try #require(URL(string: "https://127.0.0.1:\(origin.port)/a.raw")),
+            "data": try #require(URL(string: "data:application/octet-stream;base64," + Data(bytes).base64EncodedString())),
+            "file": file,
+        ]
+        let url = try #require(urls[scheme])
+        let member = try #require(LoaderSchemes(scheme: scheme))
+        let loaders = ImageLoadersManager(loaders: [FileImageLoader(), DataURLImageLoader(), downloader])
+        let context = ImageLoaderContext(coders: LoaderTestKit.coders)
+
+        loaders.allowedSchemes.remove(member)
+        #expect(!loaders.canRequestImage(for: url))
+        let r = LoadRecorder()
+        r.request(loaders, url, context: context)
+        let error = await r.finalError()
+        #expect(error?.code == .invalidURL)
+        #expect(error?.message.contains("switched off") == true, "\(String(describing: error))")
+        #expect(origin.requestLog.isEmpty)
+        // The others stay on.
+        for (other, otherURL) in urls where other != scheme && other != "https" {
+            #expect(loaders.canRequestImage(for: otherURL), "\(other)")
+        }
+
+        if scheme != "https" {
+            loaders.allowedSchemes.insert(member)
+            let again = LoadRecorder()
+            again.request(loaders, url, context: context)
+            #expect(try await again.final().get().image?.pixels == pixels)
+        }
+        await downloader.shutdown()
+        await origin.shutdown()
+    }
+
+    @Test("switching file off is one line and reaches the manager")
+    func fileOffThroughManager() async throws {
+        let dir = try TemporaryDirectory()
+        let file = dir.url.appendingPathComponent("a.png")
+        try ManagerTestKit.png().write(to: file)
+        let loaders = ImageLoadersManager(loaders: ImageLoadersManager.shared.loaders)
+        loaders.allowedSchemes.remove(.file)
+        let manager = ImageManager(cache: ImageCache(namespace: "n", directory: dir.url.appendingPathComponent("cache")), loader: loaders)
+        let error = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: file) }
+        #expect(error?.code == .invalidURL)
+    }
+}
