@@ -40,7 +40,7 @@ extension DiskCache {
         let name = CacheKey.fileName(for: key)
         let file = path + "/" + name
         guard access(file, F_OK) == 0 else {
-            throw WebImageError(.cacheIOFailed, "No cache entry for the key \(key) to attach extended data to")
+            throw WebImageError(.cacheIOFailed, "No cache entry for the key \(key.redactedURLForLog) to attach extended data to")
         }
         let sidecar = sidecarPath(forName: name)
         guard let data else {

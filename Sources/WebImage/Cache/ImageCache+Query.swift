@@ -59,7 +59,7 @@ extension ImageCache {
     private func discardUndecodable(_ error: any Error, forKey key: String) {
         let code = (error as? WebImageError)?.code
         guard code != .imageTooLarge, code != .unsupportedFormat, code != .cancelled else { return }
-        Self.logger.debug("Removing undecodable cache entry for \(key): \(error)")
+        Self.logger.debug("Removing undecodable cache entry for \(key.redactedURLForLog): \(error)")
         diskCache.removeData(forKey: key)
     }
 }

@@ -48,7 +48,7 @@ extension ImageCache {
             return .success(try config.coders.encode(image, as: format, options: config.encodeOptions))
         } catch {
             return .failure(WebImageError(
-                .encodingFailed, "Cannot encode the image for \(key) as \(format.rawValue) to cache it",
+                .encodingFailed, "Cannot encode the image for \(key.redactedURLForLog) as \(format.rawValue) to cache it",
                 underlying: error))
         }
     }
@@ -62,7 +62,7 @@ extension ImageCache {
             if let completion {
                 callbackQueue.async { completion(result) }
             } else if case .failure(let error) = result {
-                Self.logger.error("Storing \(key) in the disk cache failed: \(error)")
+                Self.logger.error("Storing \(key.redactedURLForLog) in the disk cache failed: \(error)")
             }
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 #if canImport(Glibc)
 import Glibc
@@ -84,10 +85,8 @@ enum DownloadErrorMapping {
     }
 
     /// Whether `error` comes from SwiftNIO SSL (a failed handshake or certificate check).
-    /// Told by the error's module so this layer needs no direct NIOSSL dependency: the
-    /// library reaches it only through AsyncHTTPClient.
     private static func isTLSError(_ error: any Error) -> Bool {
-        String(reflecting: type(of: error)).hasPrefix("NIOSSL.")
+        error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError
     }
 }
 
