@@ -37,10 +37,11 @@ test-asan: deps
 	WEBIMAGE_HARDENING_ALL=1 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan \
 	  --filter '$(HARDENING_SUITES)'
 
-# The whole suite under ThreadSanitizer.
+# The whole suite under ThreadSanitizer; scripts/tsan.supp says which reports it drops and why.
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp $(TSAN_OPTIONS)" \
+	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan
 
 # libFuzzer: runs each target for FUZZ_SECONDS, seeded from the corpus (copied into the
 # git-ignored fuzz-corpus/); crashing inputs land in fuzz-out/<target>/.

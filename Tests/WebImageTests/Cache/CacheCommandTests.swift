@@ -5,7 +5,7 @@ import Testing
 /// Runs the built `webimage` tool (`swift build --build-tests` builds it beside the tests).
 @Suite("webimage cache: the command-line contract", .timeLimit(.minutes(1)))
 struct CacheCommandTests {
-    static let tool = Corpus.packageRoot.appendingPathComponent(".build/debug/webimage")
+    static let tool = WebImageTool.executable
 
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String) {
         let process = Process()

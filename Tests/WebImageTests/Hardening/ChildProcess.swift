@@ -24,15 +24,6 @@ struct ChildProcess {
         var peakVirtualBytes: Int
     }
 
-    /// The built `webimage` tool beside the running test binary (so sanitizer builds in
-    /// their own scratch paths use their own tool), else in `.build/debug`.
-    static var webimageTool: URL {
-        let here = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let beside = here.appendingPathComponent("webimage")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        return Corpus.packageRoot.appendingPathComponent(".build/debug/webimage")
-    }
-
     /// Starts `executable` with `arguments` and this process's environment plus
     /// `environment`, standard output to the file `stdout`.
     static func spawn(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],

@@ -57,7 +57,7 @@ struct DecompressionBombTests {
 
     @Test("a child process decoding each bomb peaks under 200 MB")
     func childPeakMemory() throws {
-        let tool = ChildProcess.webimageTool
+        let tool = WebImageTool.executable
         try #require(FileManager.default.isExecutableFile(atPath: tool.path), "build the webimage tool first")
         let dir = try TemporaryDirectory()
         var files = Corpus.entries.filter { $0.expect == "bomb" }.map(\.url.path)

@@ -29,7 +29,7 @@ struct FuzzRegressionTests {
     static let isSanitizerBuild = (ChildProcess.highWaterKilobytes(of: getpid())?.virtual ?? 0) > 1 << 30
 
     static var fuzzTool: URL {
-        ChildProcess.webimageTool.deletingLastPathComponent().appendingPathComponent("WebImageFuzz")
+        WebImageTool.executable.deletingLastPathComponent().appendingPathComponent("WebImageFuzz")
     }
 
     @Test("every saved input replays through its fuzz target without crashing")
