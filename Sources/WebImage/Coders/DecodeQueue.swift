@@ -24,7 +24,9 @@ public final class DecodeQueue: Sendable {
     private struct State {
         var running = 0
         var nextID: UInt64 = 0
-        var waiting: [Item] = []
+        /// Work waiting for a slot, from `head` on. A slot is emptied when its work is
+        /// taken: the closures capture whole loads, which must not outlive their work.
+        var waiting: [Item?] = []
         var head = 0
     }
     private let state = Mutex(State())
@@ -84,7 +86,7 @@ public final class DecodeQueue: Sendable {
     /// Withdraws queued work that has not started; its `cancelled` closure runs instead.
     public func cancel(_ id: UInt64) {
         let removed = state.withLock { s -> Item? in
-            guard let index = s.waiting[s.head...].firstIndex(where: { $0.id == id }) else { return nil }
+            guard let index = s.waiting[s.head...].firstIndex(where: { $0?.id == id }) else { return nil }
             return s.waiting.remove(at: index)
         }
         removed?.cancelled()
@@ -104,9 +106,13 @@ public final class DecodeQueue: Sendable {
                 return nil
             }
             let item = s.waiting[s.head]
+            s.waiting[s.head] = nil
             s.head += 1
-            // Drop consumed items now and then so the array does not grow without bound.
-            if s.head > 64 && s.head * 2 > s.waiting.count {
+            // Drop the emptied slots now and then so the array does not grow without bound.
+            if s.head == s.waiting.count {
+                s.waiting.removeAll(keepingCapacity: true)
+                s.head = 0
+            } else if s.head > 64 && s.head * 2 > s.waiting.count {
                 s.waiting.removeFirst(s.head)
                 s.head = 0
             }

@@ -131,10 +131,7 @@ struct ManagerStressTests {
         #expect(tally.callbacksAfterFinal == 0)
         #expect(tally.errorCodes.isSubset(of: [.cancelled]), "\(tally.errorCodes)")
         let released = await ManagerTestKit.eventually(10) { operations.alive == 0 }
-        withKnownIssue("a few finished thumbnail loads (about 5 in 10 000) stay retained; reported to the lead",
-                       isIntermittent: true) {
-            #expect(released, "\(operations.alive) operations still alive: \(operations.aliveByLabel)")
-        }
+        #expect(released, "\(operations.alive) operations still alive: \(operations.aliveByLabel)")
 
         await downloader.shutdown()
         await origin.shutdown()
