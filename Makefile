@@ -40,10 +40,10 @@ test-asan: deps
 	  $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build-asan \
 	  --filter '$(HARDENING_SUITES)'
 
-# The whole suite under ThreadSanitizer; scripts/tsan.supp says which reports it drops and why.
+# The whole suite under ThreadSanitizer; scripts/tsan-suppressions.txt says which reports it drops and why.
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan.supp $(TSAN_OPTIONS)" \
+	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan-suppressions.txt $(TSAN_OPTIONS)" \
 	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan
 
 # libFuzzer: runs each target for FUZZ_SECONDS, seeded from the corpus (copied into the
