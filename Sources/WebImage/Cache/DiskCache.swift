@@ -107,7 +107,9 @@ public final class DiskCache: Sendable {
     /// Runs the blocking `open` + `read` on the calling task's thread, without hopping to
     /// ``ioQueue`` (one hit of a 50 KB entry is a few microseconds). The access-date
     /// refresh and the removal of an unreadable file are queued on ``ioQueue`` and not
-    /// awaited: operations queued after this call returns see them done.
+    /// awaited: operations queued after this call returns see them done. It does not
+    /// suspend, so a task reading many entries in a loop keeps its thread throughout;
+    /// such a loop should `await Task.yield()` now and then.
     public func data(forKey key: String) async -> Data? {
         readDataSync(forKey: key)
     }

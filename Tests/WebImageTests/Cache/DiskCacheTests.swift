@@ -144,6 +144,9 @@ struct DiskCacheTests {
                     var bad = 0
                     for i in 0..<200 {
                         if let data = await cache.data(forKey: keys[i % keys.count]), !isWhole(data) { bad += 1 }
+                        // A read does not suspend, so without this the loop (slow in a debug
+                        // build) would hold a cooperative thread and starve other suites.
+                        await Task.yield()
                     }
                     return bad
                 }
