@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path
 
 SEED = 20261121
-VERSION = "corpus-v1"
+VERSION = "corpus-v2"
 
 try:  # The full generator needs both; the fallback needs neither.
     import numpy as np
@@ -40,6 +40,7 @@ REAL_EXTRA = {
     "webp": ["webp/sdwebimage/TestAnimatedImageMemory.webp", "webp/large/harvesters.lossless.webp"],
 }
 THUMBNAIL_SOURCE = "jpeg/sdwebimage/TestImageLarge.jpg"
+THUMBNAIL_BASELINE_SIZE = (5250, 3450)
 
 
 class Plan:
@@ -67,7 +68,9 @@ def generate(out_dir, shared_corpus, smoke=False, stdlib=False, log=print):
     """Writes the corpus under `out_dir` unless the same one is already there.
     `stdlib` forces the standard-library fallback even where numpy and Pillow exist.
 
-    Returns a dict of lists of paths: photos, small, png, gif, webp, large, thumbnail.
+    Returns a dict of lists of paths: photos, small, png, gif, webp, large, thumbnail
+    (the real progressive 4:4:4 photo), thumbnail-baseline (a generated baseline 4:2:0
+    photo of the same size).
     """
     plan = Plan(smoke, stdlib)
     out = Path(out_dir)
@@ -75,7 +78,7 @@ def generate(out_dir, shared_corpus, smoke=False, stdlib=False, log=print):
     if not (stamp_file.exists() and stamp_file.read_text() == plan.stamp):
         if out.exists():
             shutil.rmtree(out)
-        for sub in ("photos", "small", "png", "gif", "webp"):
+        for sub in ("photos", "small", "png", "gif", "webp", "thumbs"):
             (out / sub).mkdir(parents=True)
         log(f"generating the bench corpus in {out} ({plan.stamp})")
         if plan.imaging:
@@ -99,9 +102,11 @@ def _listing(out, shared, plan):
         listing[fmt] = files(fmt) + ([] if plan.smoke else real(REAL_EXTRA[fmt]))
     if plan.smoke:
         listing["thumbnail"] = photos[-1:]
+        listing["thumbnail-baseline"] = photos[:1]
         listing["large"] = photos
     else:
         listing["thumbnail"] = real([THUMBNAIL_SOURCE])
+        listing["thumbnail-baseline"] = files("thumbs") if plan.imaging else []
         big = real(REAL_LARGE_JPEGS)
         listing["large"] = big + photos[len(photos) - (20 - len(big)):]
     return listing
@@ -134,6 +139,11 @@ def _generate_imaging(out, plan):
         width = int(round((mp * 1e6 * 1.5) ** 0.5))
         height = int(round(width / 1.5))
         _photo(rng, width, height).save(out / "photos" / f"photo-{i + 1:02d}.jpg", quality=85)
+    if not plan.smoke:
+        # The size of THUMBNAIL_SOURCE, stored the way most cameras and sites store
+        # photos (baseline, 4:2:0), where libjpeg's DCT scaling pays off.
+        big = _photo(np.random.default_rng([SEED, 5250]), *THUMBNAIL_BASELINE_SIZE)
+        big.save(out / "thumbs" / "baseline-5250x3450.jpg", quality=85, subsampling="4:2:0", progressive=False)
     sw, sh = plan.small_size
     for i in range(plan.small_count):
         small = np.random.default_rng([SEED, i])

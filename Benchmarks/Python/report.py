@@ -121,7 +121,9 @@ What each row measures:
   quality 85) decoded once per iteration; ours to RGBA via
   `ImageCodersManager.shared.decode`, PyTurboJPEG `decode(pixel_format=TJPF_RGBA)`
   (raw libjpeg-turbo), Pillow `Image.open(BytesIO).load()` (RGB).
-- thumbnail: `jpeg/sdwebimage/TestImageLarge.jpg` (5250×3450) to fit 400×400;
+- thumbnail: to fit 400×400, two 5250×3450 files: the real
+  `jpeg/sdwebimage/TestImageLarge.jpg` (progressive, 4:4:4) and a generated
+  baseline 4:2:0 quality-85 photo (how most photos are stored);
   ours `ImageDecodeOptions(thumbnailPixelSize:)`, pyvips `thumbnail_buffer` +
   `write_to_memory`, Pillow `draft` + `thumbnail`, and our own full decode +
   `PixelBuffer.resampled` (the thumbnail path must be ≥ 4× faster than that).
@@ -134,16 +136,19 @@ What each row measures:
   evicted) against a `Mutex<[String: DecodedImage]>` doing the same operations
   on 1024 URL keys, on 1 and 2 threads; the rate row is gets per second on one thread.
 - disk cache hit: per-hit time of `await DiskCache.data(forKey:)` for a ~50 KB
-  entry (key to file name, the hop to the cache's serial I/O queue and back,
-  open + fstat + read + close; the data only, no decoding) against
+  entry (key to file name, open + fstat + read + close on the calling thread;
+  the data only, no decoding) against
   open + fstat + read() + close of the same file on the calling thread.
 - manager memory hit: per-load time of `await ImageManager.loadImage(with:)`
   answered from the memory cache.
 - network: 1000 distinct ~50 KB JPEGs from a private nginx on 127.0.0.1, 16 at
-  once, cold cache; ours downloads and decodes to RGBA through a new
-  `ImageDownloader` (16 concurrent transfers, all 1000 requested at once), curl only transfers
-  (`--parallel --parallel-max 16`), aiohttp downloads and Pillow decodes on
-  the default thread pool.
+  once, cold cache, three rows: transfer only, ours through a new
+  `ImageDownloader` with `.avoidDecodeImage` (16 concurrent transfers, all 1000
+  requested at once) against curl (`--parallel --parallel-max 16`); download +
+  decode to RGBA through a new `ImageDownloader`, against aiohttp downloading
+  and Pillow decoding on the default thread pool; and the same through a new
+  `ImageManager` (default options, memory and disk cache cold in a fresh
+  temporary directory, so every image is also stored), against aiohttp + Pillow.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
   ran 100 concurrent `loadImage` calls on one new `ImageDownloader`.
 - peak RSS: VmHWM of the process thumbnailing 20 large JPEGs (5 real large

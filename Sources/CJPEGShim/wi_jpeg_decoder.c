@@ -276,6 +276,10 @@ wi_jpeg_status wi_jdec_configure(wi_jpeg_decoder *d, unsigned scale_denom, int b
     return WI_JPEG_OK;
 }
 
+void wi_jdec_disable_block_smoothing(wi_jpeg_decoder *d) {
+    d->cinfo.do_block_smoothing = FALSE;
+}
+
 wi_jpeg_status wi_jdec_start(wi_jpeg_decoder *d) {
     GUARD(d)
     // Outside buffered-image mode, starting a multi-scan file reads all its scans.

@@ -28,6 +28,13 @@ enum BenchMode: String, CaseIterable {
     /// Download and decode every URL listed in the input files (one per line),
     /// through a new `ImageDownloader` allowing `--concurrency` transfers; one sample = the whole list.
     case download
+    /// ``download`` with `DownloaderOptions.avoidDecodeImage`: the bodies only, no decode
+    /// (the transfer curl is compared with).
+    case downloadData = "download-data"
+    /// Every URL of the input files through a new `ImageManager` (default options, cold
+    /// memory and disk cache in a fresh temporary directory, `--concurrency` transfers):
+    /// the manager's cost on top of ``download``.
+    case managerDownload = "manager-download"
     /// `--count` concurrent loads of the one input URL with a cold downloader;
     /// `compare` counts the requests nginx logged meanwhile.
     case coalesce

@@ -39,4 +39,46 @@ enum ManagerWork {
         return BenchReport(mode: BenchMode.managerMemoryHit.rawValue, ok: true, samples: samples,
                            opsPerSample: ops, peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
+
+    /// Each iteration: a new `ImageManager` over a new downloader allowing `concurrency`
+    /// transfers and a cache in a fresh temporary directory (cold memory and disk), every
+    /// URL loaded at once with default options (so each image is decoded and stored in
+    /// both caches). Creating and removing the directory is not timed.
+    static func download(paths: [String], concurrency: Int, iterations: Int, warmup: Int) throws -> BenchReport {
+        let urls = try NetworkWork.urls(in: paths)
+        let root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("webimage-bench-manager-download-\(getpid())", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], pixels: Int) in
+            var pixels = 0, round = 0
+            let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
+                round += 1
+                var config = DownloaderConfig()
+                config.maxConcurrentDownloads = concurrency
+                let downloader = ImageDownloader(config: config)
+                let cache = ImageCache(namespace: "bench", directory: root.appendingPathComponent("\(round)"))
+                let manager = ImageManager(cache: cache, loader: downloader)
+                do {
+                    pixels = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for url in urls {
+                            group.addTask {
+                                let result = try await manager.loadImage(with: url)
+                                guard let image = result.image else { throw UsageError("no image for \(url)") }
+                                return image.width * image.height
+                            }
+                        }
+                        return try await group.reduce(0, +)
+                    }
+                } catch {
+                    await downloader.shutdown()
+                    throw error
+                }
+                await downloader.shutdown()
+            }
+            return (samples, pixels)
+        }
+        return BenchReport(mode: BenchMode.managerDownload.rawValue, ok: measured.pixels > 0, samples: measured.samples,
+                           opsPerSample: urls.count, pixelsPerSample: measured.pixels,
+                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+    }
 }

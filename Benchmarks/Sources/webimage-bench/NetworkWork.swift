@@ -20,9 +20,11 @@ enum NetworkWork {
 
     /// Each iteration: a new downloader allowing `concurrency` transfers (so no pooled
     /// connection survives from the previous one), every URL requested at once (the
-    /// downloader queues all but `concurrency`), each body decoded to RGBA. The sample
-    /// ends when the last image is decoded; shutting the downloader down is not timed.
-    static func download(paths: [String], concurrency: Int, iterations: Int, warmup: Int) throws -> BenchReport {
+    /// downloader queues all but `concurrency`), each body decoded to RGBA (with
+    /// `dataOnly`, `.avoidDecodeImage`: bodies only). The sample ends when the last image
+    /// is decoded; shutting the downloader down is not timed.
+    static func download(paths: [String], concurrency: Int, dataOnly: Bool, iterations: Int,
+                         warmup: Int) throws -> BenchReport {
         let urls = try urls(in: paths)
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], pixels: Int) in
             var pixels = 0
@@ -31,7 +33,7 @@ enum NetworkWork {
                 config.maxConcurrentDownloads = concurrency
                 let downloader = ImageDownloader(config: config)
                 do {
-                    pixels = try await loadAll(urls, with: downloader)
+                    pixels = try await loadAll(urls, with: downloader, options: dataOnly ? [.avoidDecodeImage] : [])
                 } catch {
                     await downloader.shutdown()
                     throw error
@@ -41,7 +43,8 @@ enum NetworkWork {
             }
             return (samples, pixels)
         }
-        return BenchReport(mode: BenchMode.download.rawValue, ok: measured.pixels > 0, samples: measured.samples,
+        let mode = dataOnly ? BenchMode.downloadData : BenchMode.download
+        return BenchReport(mode: mode.rawValue, ok: measured.pixels > 0, samples: measured.samples,
                            opsPerSample: urls.count, pixelsPerSample: measured.pixels,
                            peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
@@ -70,12 +73,18 @@ enum NetworkWork {
                            peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
 
-    /// Loads every URL concurrently; returns the decoded pixels. Any failure fails all.
-    static func loadAll(_ urls: [URL], with downloader: ImageDownloader) async throws -> Int {
+    /// Loads every URL concurrently; returns the decoded pixels (with `.avoidDecodeImage`,
+    /// the bytes received). Any failure fails all.
+    static func loadAll(_ urls: [URL], with downloader: ImageDownloader,
+                        options: DownloaderOptions = []) async throws -> Int {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for url in urls {
                 group.addTask {
-                    let response = try await downloader.loadImage(with: url)
+                    let response = try await downloader.loadImage(with: url, options: options)
+                    if options.contains(.avoidDecodeImage) {
+                        guard let data = response.data, !data.isEmpty else { throw UsageError("no data for \(url)") }
+                        return data.count
+                    }
                     guard let image = response.image else { throw UsageError("no image for \(url)") }
                     return image.width * image.height
                 }

@@ -40,8 +40,11 @@ struct WebImageBench {
                 return try CacheWork.diskGet(path: path, ops: a.ops, iterations: a.iterations, warmup: a.warmup)
             case .managerMemoryHit:
                 return try ManagerWork.memoryHit(ops: a.ops, iterations: a.iterations, warmup: a.warmup)
-            case .download:
-                return try NetworkWork.download(paths: a.inputs, concurrency: a.concurrency,
+            case .download, .downloadData:
+                return try NetworkWork.download(paths: a.inputs, concurrency: a.concurrency, dataOnly: mode == .downloadData,
+                                                iterations: a.iterations, warmup: a.warmup)
+            case .managerDownload:
+                return try ManagerWork.download(paths: a.inputs, concurrency: a.concurrency,
                                                 iterations: a.iterations, warmup: a.warmup)
             case .coalesce:
                 guard let url = a.inputs.first else { throw UsageError("coalesce needs a URL") }

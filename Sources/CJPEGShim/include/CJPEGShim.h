@@ -74,6 +74,9 @@ int wi_jdec_app1(const wi_jpeg_decoder *d, int index, const uint8_t **bytes, siz
 wi_jpeg_status wi_jdec_configure(wi_jpeg_decoder *d, unsigned scale_denom, int buffered,
                                  unsigned *out_width, unsigned *out_height);
 wi_jpeg_status wi_jdec_start(wi_jpeg_decoder *d);
+/// Turns libjpeg's block smoothing (guessing missing AC terms of progressive files) off;
+/// call after wi_jdec_configure.
+void wi_jdec_disable_block_smoothing(wi_jpeg_decoder *d);
 /// Reads rows into `base` (row r at base + r * stride) until the last row or suspension,
 /// or, with complete input, until the data is found truncated (wi_jdec_is_truncated).
 /// `*scanline` is the number of rows done so far in this output pass.
@@ -91,6 +94,13 @@ wi_jpeg_status wi_jdec_finish_output(wi_jpeg_decoder *d);
 /// Whether the input ended inside a scan's coded data before its last row of blocks,
 /// so that part of the image is missing (libjpeg paints it grey).
 int wi_jdec_is_truncated(const wi_jpeg_decoder *d);
+
+/// Copies a complete progressive Huffman JPEG of `count` bytes to `out` (room for
+/// `count` bytes) without the AC scans of its full-resolution components, which a
+/// 1/8-scaled decode does not use; decode the copy with block smoothing off. Returns the
+/// copy's length, or 0 (nothing usable written) when `in` is not such a file, has no such
+/// scan, or does not parse cleanly to its EOI marker.
+size_t wi_jpeg_copy_dc_scans(const uint8_t *in, size_t count, uint8_t *out);
 
 // MARK: Encoding
 

@@ -28,7 +28,7 @@ extension DiskCache {
             let file = directory + "/" + name
             guard access(file, F_OK) == 0 else { continue }
             if config.usesExtendedAttributes, let data = Self.getAttribute(file) { return data }
-            if case .data(let data) = Self.readFile(atPath: directory + "/." + name + ".extended", refreshAccessDate: false) {
+            if case .data(let data, _) = Self.readFile(atPath: directory + "/." + name + ".extended") {
                 return data
             }
             return nil

@@ -5,11 +5,14 @@ import Darwin
 #endif
 import Foundation
 
-/// The blocking file operations behind ``DiskCache``; all run on its `ioQueue`.
+/// The blocking file operations behind ``DiskCache``. Everything that changes the
+/// directory runs on its `ioQueue`; reads run on the caller's thread (see
+/// ``readDataSync(forKey:)``).
 ///
-/// They use POSIX calls directly: a hit is one `open`, `fstat`, `read` (and `futimens`
-/// when the access date is over a minute old), with no Foundation file layer in between
-/// (a disk hit is benchmarked against a bare `read`).
+/// They use POSIX calls directly: a hit is one `open`, `fstat`, `read`, `close` on the
+/// caller's thread (plus a `utimensat` queued on `ioQueue` when the access date is over a
+/// minute old), with no Foundation file layer in between (a disk hit is benchmarked
+/// against a bare `read`).
 extension DiskCache {
     /// One entry file of the main directory.
     struct Entry {
@@ -19,28 +22,68 @@ extension DiskCache {
         var accessDate: Double
     }
 
-    enum ReadOutcome {
-        case data(Data)
-        case missing
-        case unreadable
+    /// Which file a path named when it was read: device and inode numbers.
+    struct FileIdentity: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+
+        /// The identity of whatever `file` names now (not following a symlink), if anything.
+        init?(atPath file: String) {
+            var info = stat()
+            guard lstat(file, &info) == 0 else { return nil }
+            self.init(info)
+        }
     }
 
+    enum ReadOutcome {
+        /// The bytes, and the access date the entry had before this read.
+        case data(Data, accessDate: Double)
+        case missing
+        /// The file exists but cannot be read; its identity when it could be taken.
+        case unreadable(FileIdentity?)
+    }
+
+    /// Reads `key`'s entry on the calling thread; safe on any thread, with no lock and no
+    /// hop. Writes are atomic renames, so the file opened is always some whole entry. The
+    /// follow-up writes are queued on `ioQueue` without waiting: the access-date refresh
+    /// (at most once a minute per entry) and the removal of an unreadable entry.
     func readDataSync(forKey key: String) -> Data? {
         let name = CacheKey.fileName(for: key)
-        switch Self.readFile(atPath: path + "/" + name, refreshAccessDate: true) {
-        case .data(let data):
+        let file = path + "/" + name
+        switch Self.readFile(atPath: file) {
+        case .data(let data, let accessDate):
+            if Self.needsAccessDateRefresh(accessDate) {
+                // A writer may have replaced the file since: then the touch lands on a
+                // fresh entry, whose date is already now, so it changes nothing that matters.
+                ioQueue.async { Self.touch(file) }
+            }
             return data
-        case .unreadable:
-            removeFileSync(named: name)
+        case .unreadable(let identity):
+            ioQueue.async { self.removeUnreadableFileSync(named: name, identity: identity) }
         case .missing:
             break
         }
         for directory in config.additionalCachePaths {
-            if case .data(let data) = Self.readFile(atPath: directory + "/" + name, refreshAccessDate: false) {
+            if case .data(let data, _) = Self.readFile(atPath: directory + "/" + name) {
                 return data
             }
         }
         return nil
+    }
+
+    /// Removes an entry found unreadable, unless a write replaced it in the meantime (the
+    /// read ran off the queue, so a store queued before this removal may already have
+    /// put a good file there).
+    func removeUnreadableFileSync(named name: String, identity: FileIdentity?) {
+        var info = stat()
+        guard lstat(path + "/" + name, &info) == 0 else { return }
+        if let identity, identity != FileIdentity(info) { return }
+        removeFileSync(named: name)
     }
 
     func writeDataSync(_ data: Data, forKey key: String) throws(WebImageError) {
@@ -139,44 +182,55 @@ extension DiskCache {
     /// Seconds within which a read does not refresh an entry's access date again.
     static let accessDateGranularity: Double = 60
 
-    static func readFile(atPath file: String, refreshAccessDate: Bool) -> ReadOutcome {
+    /// Opens, reads and closes `file`; no other I/O, so it may run on any thread.
+    static func readFile(atPath file: String) -> ReadOutcome {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable }
+        guard fd >= 0 else {
+            return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(FileIdentity(atPath: file))
+        }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return .unreadable }
+        guard fstat(fd, &info) == 0 else { return .unreadable(nil) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .missing }
         let size = Int(info.st_size)
         var data = Data()
         if size > 0 {
-            guard let buffer = malloc(size) else { return .unreadable }
+            guard let buffer = malloc(size) else { return .unreadable(FileIdentity(info)) }
             var done = 0
             while done < size {
                 let n = read(fd, buffer + done, size - done)
                 if n < 0 && errno == EINTR { continue }
                 if n < 0 {
                     free(buffer)
-                    return .unreadable
+                    return .unreadable(FileIdentity(info))
                 }
                 if n == 0 { break }
                 done += n
             }
             data = Data(bytesNoCopy: buffer, count: done, deallocator: .free)
         }
-        if refreshAccessDate {
-            // Set explicitly: atime updates depend on mount options (noatime, relatime),
-            // and the modification time is what only writes and this refresh ever change.
-            // An entry refreshed within the last minute is left alone: the write dirties
-            // the inode (a journal commit on ext4), which made a hot entry's hit cost twice
-            // a bare read(), and a minute is nothing against the age and size limits.
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            if Double(now.tv_sec) - Self.accessDate(info) >= Self.accessDateGranularity {
-                var times = [now, now]
-                _ = futimens(fd, &times)
-            }
-        }
-        return .data(data)
+        return .data(data, accessDate: accessDate(info))
+    }
+
+    /// Whether a read should refresh an entry last touched at `accessDate`.
+    ///
+    /// The date is set explicitly because atime updates depend on mount options (noatime,
+    /// relatime); the modification time is what only writes and this refresh change. An
+    /// entry refreshed within the last minute is left alone: the write dirties the inode
+    /// (a journal commit on ext4), which made a hot entry's hit cost twice a bare read(),
+    /// and a minute is nothing against the age and size limits.
+    static func needsAccessDateRefresh(_ accessDate: Double) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) - accessDate >= accessDateGranularity
+    }
+
+    /// Sets `file`'s access date (its modification time) to now. Runs on `ioQueue`.
+    static func touch(_ file: String) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var times = [now, now]
+        _ = utimensat(AT_FDCWD, file, &times, 0)
     }
 
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {

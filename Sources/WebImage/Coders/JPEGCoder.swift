@@ -41,22 +41,51 @@ public struct JPEGCoder: ProgressiveImageCoder {
                 throw WebImageError.badImageData("The JPEG header is incomplete")
             }
             let plan = try JPEGDecodePlan(header: header, orientation: jpeg.exifOrientation(), options: options)
-            let size = try jpeg.configure(scaleDenominator: plan.scaleDenominator, buffered: false)
-            _ = try jpeg.start()
-            var pixels = try PixelBuffer(width: size.width, height: size.height) { buffer in
-                guard let base = buffer.baseAddress else { throw WebImageError.badImageData("The JPEG has no pixels") }
-                // With complete input libjpeg never waits: it stops early only when the
-                // data turned out truncated, and then every row must be written or thrown.
-                let rows = try jpeg.readRows(into: base, stride: size.width * 4)
-                if jpeg.isTruncated {
-                    throw WebImageError.badImageData("The JPEG data ends before the image does (\(bytes.count) bytes)")
-                }
-                guard rows == size.height else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
+            if plan.scaleDenominator == 8, header.has_multiple_scans != 0, header.arithmetic == 0,
+               let image = try decodeDCScans(of: bytes, plan: plan) {
+                return image
             }
-            _ = try jpeg.finish()
-            plan.convertCMYK(&pixels, rows: 0..<pixels.height)
-            return plan.finish(pixels, isIncremental: false)
+            return try decodePixels(jpeg, plan: plan, byteCount: bytes.count)
         }
+    }
+
+    /// A 1/8-scaled decode of a progressive file without the AC scans of its
+    /// full-resolution components (see `wi_jpeg_copy_dc_scans`): the same pixels for less
+    /// entropy decoding, which dominates a progressive thumbnail. `nil` when the file has
+    /// no such scan or does not parse cleanly to its end, so the caller decodes the
+    /// original and libjpeg judges it.
+    private func decodeDCScans(of bytes: UnsafeRawBufferPointer, plan: JPEGDecodePlan) throws -> DecodedImage? {
+        guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        defer { copy.deallocate() }
+        guard let output = copy.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        let count = wi_jpeg_copy_dc_scans(input, bytes.count, output)
+        guard count > 0 else { return nil }
+        let jpeg = try JPEGDecompressor()
+        jpeg.setInput(UnsafeRawBufferPointer(rebasing: copy[0..<count]), isComplete: true)
+        guard try jpeg.readHeader() != nil else { return nil }
+        return try decodePixels(jpeg, plan: plan, byteCount: bytes.count, blockSmoothing: false)
+    }
+
+    /// Runs `jpeg` (header read, input complete) to the end as `plan` says.
+    private func decodePixels(_ jpeg: JPEGDecompressor, plan: JPEGDecodePlan, byteCount: Int,
+                              blockSmoothing: Bool = true) throws -> DecodedImage {
+        let size = try jpeg.configure(scaleDenominator: plan.scaleDenominator, buffered: false)
+        if !blockSmoothing { jpeg.disableBlockSmoothing() }
+        _ = try jpeg.start()
+        var pixels = try PixelBuffer(width: size.width, height: size.height) { buffer in
+            guard let base = buffer.baseAddress else { throw WebImageError.badImageData("The JPEG has no pixels") }
+            // With complete input libjpeg never waits: it stops early only when the
+            // data turned out truncated, and then every row must be written or thrown.
+            let rows = try jpeg.readRows(into: base, stride: size.width * 4)
+            if jpeg.isTruncated {
+                throw WebImageError.badImageData("The JPEG data ends before the image does (\(byteCount) bytes)")
+            }
+            guard rows == size.height else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
+        }
+        _ = try jpeg.finish()
+        plan.convertCMYK(&pixels, rows: 0..<pixels.height)
+        return plan.finish(pixels, isIncremental: false)
     }
 
     /// Whether `data`'s first bytes look like a JPEG; any JPEG decodes incrementally.

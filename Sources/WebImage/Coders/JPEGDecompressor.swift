@@ -60,6 +60,10 @@ final class JPEGDecompressor {
     /// `false` when more data is needed.
     func start() throws(WebImageError) -> Bool { try check(wi_jdec_start(raw)) }
 
+    /// Stops libjpeg from guessing the AC terms a progressive file has not sent; call
+    /// after ``configure(scaleDenominator:buffered:)``.
+    func disableBlockSmoothing() { wi_jdec_disable_block_smoothing(raw) }
+
     /// Decodes rows into `base` (4 bytes per pixel, `stride` bytes per row) until the last
     /// row or until the data runs out; returns the rows done so far in this output pass.
     func readRows(into base: UnsafeMutableRawPointer, stride: Int) throws(WebImageError) -> Int {

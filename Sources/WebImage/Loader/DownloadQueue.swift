@@ -29,14 +29,21 @@ struct DownloadQueue {
 
     /// Takes the transfer to start next: highest priority, then oldest (FIFO) or newest (LIFO).
     mutating func popNext(order: DownloaderConfig.ExecutionOrder) -> DownloadTransfer? {
-        guard var best = entries.indices.first else { return nil }
-        for i in entries.indices.dropFirst() {
-            let a = entries[i], b = entries[best]
-            if a.priority != b.priority {
-                if a.priority > b.priority { best = i }
-            } else if order == .fifo ? a.sequence < b.sequence : a.sequence > b.sequence {
-                best = i
+        guard !entries.isEmpty else { return nil }
+        // Runs under the downloader's lock once per started transfer, over every queued
+        // one (1000 in the bench): the fields are read in place, because copying each
+        // entry out retained and released its transfer (6 % of a transfer-only profile).
+        let best = entries.withUnsafeBufferPointer { e -> Int in
+            var best = 0
+            for i in e.indices.dropFirst() {
+                let p = e[i].priority, q = e[best].priority
+                if p != q {
+                    if p > q { best = i }
+                } else if order == .fifo ? e[i].sequence < e[best].sequence : e[i].sequence > e[best].sequence {
+                    best = i
+                }
             }
+            return best
         }
         return entries.remove(at: best).transfer
     }

@@ -45,7 +45,7 @@ struct CompareSmokeTests {
         let lines = out.split(separator: "\n").map(String.init)
         #expect(lines.first == "| work | ours | peer | ratio | goal | result |")
         let rows = lines.dropFirst(2).filter { $0.hasPrefix("| ") }
-        #expect(rows.count == 19)
+        #expect(rows.count == 23)
         for row in rows {
             let cells = row.split(separator: "|", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -55,8 +55,9 @@ struct CompareSmokeTests {
             #expect(!cells[5].isEmpty, "a row without a goal: \(row)")
         }
         for work in ["full JPEG decode", "thumbnail", "PNG decode", "animated GIF decode", "WebP decode",
-                     "memory cache get", "memory cache set", "disk cache hit", "manager load",
-                     "from local nginx", "100 concurrent loads of one URL", "peak RSS"] {
+                     "thumbnail-baseline", "memory cache get", "memory cache set", "disk cache hit", "manager load",
+                     "from local nginx", "transfer only", "ImageManager", "100 concurrent loads of one URL",
+                     "peak RSS"] {
             #expect(rows.contains { $0.contains(work) }, "no row for \(work)")
         }
     }

@@ -49,6 +49,15 @@ struct CacheKeyTests {
         ("http://foo/image.toolongext", nil),
         ("http://foo/image.p-g", nil),
         ("http://foo/.hidden", nil),
+        ("http://foo.com/dir.d/file", nil),
+        ("http://foo/a.png/", nil),
+        ("http://foo/a.", nil),
+        ("/local/photo.jpeg", "jpeg"),
+        ("photo.gif", "gif"),
+        ("a?b://c/d.png", nil),
+        ("bad scheme://host/x.png", "png"),
+        ("http://foo/ünïcode.png?q", "png"),
+        ("http://foo/bild.pñg", nil),
     ] as [(String, String?)])
     func fileName(key: String, ext: String?) {
         let name = CacheKey.fileName(for: key)

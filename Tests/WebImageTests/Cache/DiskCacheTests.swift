@@ -43,8 +43,21 @@ struct DiskCacheTests {
         let path = cache.cachePath(forKey: "k")
         try TemporaryDirectory.age(path, secondsAgo: 3 * 86400)
         _ = await cache.data(forKey: "k")
+        await cache.drainIOQueue()
         let date = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
         #expect(abs(date.timeIntervalSinceNow) < 60)
+    }
+
+    @Test("a read does not wait behind the I/O queue (a long trim or write)")
+    func readDoesNotWaitForIOQueue() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url)
+        try await cache.store(Data("x".utf8), forKey: "k")
+        let release = DispatchSemaphore(value: 0)
+        cache.ioQueue.async { release.wait() }
+        #expect(await cache.data(forKey: "k") == Data("x".utf8))
+        #expect(await cache.data(forKey: "missing") == nil)
+        release.signal()
     }
 
     @Test("an entry that cannot be read is a miss and is removed")
@@ -57,8 +70,28 @@ struct DiskCacheTests {
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
         #expect(await cache.data(forKey: "k") == nil)
+        await cache.drainIOQueue()
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil)
         #expect(TemporaryDirectory.names(in: dir.url).isEmpty)
+    }
+
+    @Test("an unreadable entry replaced before its queued removal runs is kept")
+    func replacedUnreadableFileIsKept() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url)
+        try await cache.store(Data("x".utf8), forKey: "k")
+        let path = cache.cachePath(forKey: "k")
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        let release = DispatchSemaphore(value: 0)
+        cache.ioQueue.async { release.wait() }
+        #expect(await cache.data(forKey: "k") == nil)
+        // Another process (or cache on the directory) writes a good entry meanwhile.
+        let other = DiskCache(directory: dir.url)
+        try await other.store(Data("good".utf8), forKey: "k")
+        release.signal()
+        await cache.drainIOQueue()
+        #expect(await cache.data(forKey: "k") == Data("good".utf8))
     }
 
     @Test("additional cache paths are searched read-only after the main directory")
@@ -111,6 +144,9 @@ struct DiskCacheTests {
                     var bad = 0
                     for i in 0..<200 {
                         if let data = await cache.data(forKey: keys[i % keys.count]), !isWhole(data) { bad += 1 }
+                        // A read does not suspend, so without this the loop (slow in a debug
+                        // build) would hold a cooperative thread and starve other suites.
+                        await Task.yield()
                     }
                     return bad
                 }
@@ -141,5 +177,13 @@ extension DiskCache {
     /// Whether the main directory holds no files at all (hidden ones included).
     fileprivate var totalSizeIsZeroOnDisk: Bool {
         TemporaryDirectory.names(in: directory).isEmpty
+    }
+}
+
+extension DiskCache {
+    /// Returns once everything queued on ``ioQueue`` so far has run (reads queue their
+    /// access-date refresh and unreadable-file removal there without waiting).
+    func drainIOQueue() async {
+        await withCheckedContinuation { continuation in ioQueue.async { continuation.resume() } }
     }
 }

@@ -225,6 +225,15 @@ struct JPEGCoderTests {
         #expect(difference < 6, "mean difference \(difference)")
     }
 
+    @Test("a cut-off progressive JPEG fails as a 1/8 thumbnail too (its AC scans are skipped there)")
+    func truncatedProgressiveThumbnail() throws {
+        let data = try Corpus.data("jpeg/sdwebimage/TestImageLarge.jpg")
+        let options = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 400, height: 300))
+        for cut in [data.count / 2, data.count - 2_000] {
+            #expect(throws: WebImageError.self, "cut at \(cut)") { try coder.decode(data.prefix(cut), options: options) }
+        }
+    }
+
     @Test("thumbnails are sized in display orientation; stretching and scale-down work")
     func thumbnailOptions() throws {
         let data = try Corpus.data("jpeg/exif-orientation/Landscape_6.jpg")
