@@ -60,15 +60,22 @@ struct DiskCacheTests {
         release.signal()
     }
 
+    /// Stores an entry for `key`, then turns its file into a symlink loop, which fails to
+    /// open even for root (root ignores permission bits). Returns the entry's path.
+    @discardableResult
+    static func storeUnreadableEntry(in cache: DiskCache, forKey key: String) async throws -> String {
+        try await cache.store(Data("x".utf8), forKey: key)
+        let path = cache.cachePath(forKey: key)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        return path
+    }
+
     @Test("an entry that cannot be read is a miss and is removed")
     func unreadableFileIsRemoved() async throws {
         let dir = try TemporaryDirectory()
         let cache = DiskCache(directory: dir.url)
-        try await cache.store(Data("x".utf8), forKey: "k")
-        let path = cache.cachePath(forKey: "k")
-        // A symlink loop fails to open even for root, which ignores permission bits.
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        let path = try await Self.storeUnreadableEntry(in: cache, forKey: "k")
         #expect(await cache.data(forKey: "k") == nil)
         await cache.drainIOQueue()
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil)
@@ -79,10 +86,7 @@ struct DiskCacheTests {
     func replacedUnreadableFileIsKept() async throws {
         let dir = try TemporaryDirectory()
         let cache = DiskCache(directory: dir.url)
-        try await cache.store(Data("x".utf8), forKey: "k")
-        let path = cache.cachePath(forKey: "k")
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        try await Self.storeUnreadableEntry(in: cache, forKey: "k")
         let release = DispatchSemaphore(value: 0)
         cache.ioQueue.async { release.wait() }
         #expect(await cache.data(forKey: "k") == nil)
