@@ -50,6 +50,23 @@ struct GIFCanvas {
         }
     }
 
+    /// Draws the first `rowCount` rows of a frame's `indices` (rows of `rect.width`, in
+    /// file order: top to bottom, or the four interlace passes).
+    mutating func drawFrame(
+        _ indices: UnsafeBufferPointer<UInt8>,
+        rowCount: Int,
+        rect: GIFFrameRect,
+        isInterlaced: Bool,
+        palette: UnsafeBufferPointer<UInt32>
+    ) {
+        guard let base = indices.baseAddress, rect.width > 0, rowCount * rect.width <= indices.count else { return }
+        let rows = GIFDecoder.rowOrder(height: rect.height, interlaced: isInterlaced)
+        for index in 0..<min(rowCount, rows.count) {
+            drawRow(UnsafeBufferPointer(start: base + index * rect.width, count: rect.width), row: rows[index],
+                    rect: rect, palette: palette)
+        }
+    }
+
     /// Writes one decoded row of palette indices at frame row `row`, clipped to the canvas;
     /// indices whose colour has alpha 0 (the transparent index) leave the canvas as it is.
     mutating func drawRow(

@@ -62,7 +62,7 @@ struct GIFDecoder {
         var control = Self.noControl
         var loopCount: Int?
         var imageCount = 0
-        var line = [GifPixelType]()
+        let lzw = GIFLZWDecoder()
 
         records: while true {
             var type = UNDEFINED_RECORD_TYPE
@@ -80,7 +80,7 @@ struct GIFDecoder {
                 }
                 var current = canvas ?? GIFCanvas(width: width, height: height)
                 canvas = nil  // keep the pixels uniquely referenced while drawing
-                let drawn = decodeImage(gif, reader: reader, on: &current, control: control, line: &line)
+                let drawn = decodeImage(gif, reader: reader, on: &current, control: control, lzw: lzw)
                 canvas = current
                 if let error = drawn {
                     outcome.stopReason = error.code == .badImageData
@@ -121,68 +121,52 @@ struct GIFDecoder {
     }
 
     /// Decodes the image whose descriptor starts at the reader's position onto `canvas`:
-    /// through giflib, or for code sizes giflib refuses through ``GIFWideCodeImage``.
-    /// Returns the error that stopped it, or `nil` when all its rows were read.
+    /// its descriptor through giflib (or, for code sizes giflib refuses, through
+    /// ``GIFWideCodeImage``), its pixels through `lzw`. Returns the error that stopped it,
+    /// or `nil` when all its rows were read.
     private func decodeImage(
         _ gif: UnsafeMutablePointer<GifFileType>,
         reader: GIFDataReader,
         on canvas: inout GIFCanvas,
         control: GraphicsControlBlock,
-        line: inout [GifPixelType]
+        lzw: GIFLZWDecoder
     ) -> WebImageError? {
         if let wide = GIFWideCodeImage(reader.bytes, descriptorAt: reader.offset) {
             return wide.draw(on: &canvas, control: control, globalColors: Self.colors(of: gif.pointee.SColorMap),
-                             reader: reader)
+                             reader: reader, lzw: lzw)
         }
         guard DGifGetImageDesc(gif) == GIF_OK else { return failure(gif, "Unreadable image descriptor") }
-        let codeStart = reader.offset
-        if let error = drawImage(gif, on: &canvas, control: control, line: &line) { return error }
-        let minimumCodeSize = codeStart > 0 ? Int(reader.bytes[codeStart - 1]) : 0
-        guard GIFLZWValidator.isValid(reader.bytes, range: codeStart..<reader.offset, minimumCodeSize: minimumCodeSize)
-        else { return .badImageData("Invalid LZW code") }
-        return nil
-    }
-
-    /// Decodes the image whose descriptor giflib just read onto `canvas`.
-    private func drawImage(
-        _ gif: UnsafeMutablePointer<GifFileType>,
-        on canvas: inout GIFCanvas,
-        control: GraphicsControlBlock,
-        line: inout [GifPixelType]
-    ) -> WebImageError? {
         let desc = gif.pointee.Image
         let rect = GIFFrameRect(left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width), height: Int(desc.Height))
         canvas.beginFrame(rect: rect, disposalMode: control.DisposalMode)
-        guard rect.width > 0, rect.height > 0 else {
-            // An empty image still carries (empty) LZW data; step over it.
-            return skipImageData(gif)
+        // giflib has read up to and including the minimum code size byte.
+        let codeStart = reader.offset
+        let minimumCodeSize = codeStart > 0 ? Int(reader.bytes[codeStart - 1]) : 0
+        let pixelCount = max(rect.width, 0) * max(rect.height, 0)
+        // An empty image still carries (empty) LZW data, checked like any other.
+        let outcome = reader.bytes.withUnsafeBufferPointer { bytes in
+            lzw.decode(bytes, from: codeStart, minimumCodeSize: minimumCodeSize, pixelCount: pixelCount,
+                       checksTrailingCodes: true)
         }
-        let palette = Self.palette(Self.colors(of: desc.ColorMap) ?? Self.colors(of: gif.pointee.SColorMap),
-                                   transparent: Int(control.TransparentColor))
-        if line.count < rect.width { line = [GifPixelType](repeating: 0, count: rect.width) }
-        let rows = Self.rowOrder(height: rect.height, interlaced: desc.Interlace)
-        return line.withUnsafeMutableBufferPointer { lineBuffer -> WebImageError? in
-            palette.withUnsafeBufferPointer { colors -> WebImageError? in
-                guard let base = lineBuffer.baseAddress else { return .badImageData("No line buffer") }
-                for row in rows {
-                    guard DGifGetLine(gif, base, Int32(rect.width)) == GIF_OK else {
-                        return failure(gif, "Truncated or corrupt pixel data")
-                    }
-                    canvas.drawRow(UnsafeBufferPointer(lineBuffer), row: row, rect: rect, palette: colors)
-                }
-                return nil
+        switch outcome {
+        case .truncated:
+            reader.skip(to: reader.bytes.count)
+            return .badImageData("Truncated pixel data")
+        case .corrupt(let end):
+            reader.skip(to: end)
+            return .badImageData("Invalid LZW code")
+        case .ended(_, let pixels) where pixels < pixelCount:
+            return .badImageData("The LZW data ends before the image is complete")
+        case .ended(let end, _):
+            let palette = Self.palette(Self.colors(of: desc.ColorMap) ?? Self.colors(of: gif.pointee.SColorMap),
+                                       transparent: Int(control.TransparentColor))
+            palette.withUnsafeBufferPointer { colors in
+                canvas.drawFrame(UnsafeBufferPointer(lzw.indices), rowCount: rect.height, rect: rect,
+                                 isInterlaced: desc.Interlace, palette: colors)
             }
+            reader.skip(to: end)
+            return nil
         }
-    }
-
-    private func skipImageData(_ gif: UnsafeMutablePointer<GifFileType>) -> WebImageError? {
-        var codeSize: Int32 = 0
-        var block: UnsafeMutablePointer<GifByteType>?
-        guard DGifGetCode(gif, &codeSize, &block) == GIF_OK else { return failure(gif, "Truncated image data") }
-        while block != nil {
-            guard DGifGetCodeNext(gif, &block) == GIF_OK else { return failure(gif, "Truncated image data") }
-        }
-        return nil
     }
 
     /// Reads one extension: graphic control (kept for the next image) and the loop count.

@@ -29,21 +29,24 @@ struct GIFWideCodeImage {
         dataOffset = codeSizeAt + 1
     }
 
-    /// Draws the image on `canvas` and moves `reader` past its data.
-    /// Returns the error that stopped it, or `nil`.
+    /// Draws the image on `canvas` with `lzw` and moves `reader` past its data. Like
+    /// browsers, a stream that ends early draws the rows it completed, and the codes after
+    /// the last pixel are not read. Returns the error that stopped it, or `nil`.
     func draw(on canvas: inout GIFCanvas, control: GraphicsControlBlock, globalColors: [GIFDecoder.GIFColor]?,
-              reader: GIFDataReader) -> WebImageError? {
+              reader: GIFDataReader, lzw: GIFLZWDecoder) -> WebImageError? {
         canvas.beginFrame(rect: rect, disposalMode: control.DisposalMode)
-        let palette = GIFDecoder.palette(localColors ?? globalColors, transparent: Int(control.TransparentColor))
-        let rows = GIFDecoder.rowOrder(height: rect.height, interlaced: isInterlaced)
-        let outcome = palette.withUnsafeBufferPointer { colors in
-            GIFLZWDecoder.decode(reader.bytes, from: dataOffset, minimumCodeSize: minimumCodeSize,
-                                 width: rect.width, height: rect.height) { line, row in
-                canvas.drawRow(line, row: rows[row], rect: rect, palette: colors)
-            }
+        guard rect.width > 0, rect.height > 0 else { return .badImageData("Invalid LZW code") }
+        let outcome = reader.bytes.withUnsafeBufferPointer { bytes in
+            lzw.decode(bytes, from: dataOffset, minimumCodeSize: minimumCodeSize, pixelCount: rect.width * rect.height,
+                       checksTrailingCodes: false)
         }
         switch outcome {
-        case .complete(let end):
+        case .ended(let end, let pixels):
+            let palette = GIFDecoder.palette(localColors ?? globalColors, transparent: Int(control.TransparentColor))
+            palette.withUnsafeBufferPointer { colors in
+                canvas.drawFrame(UnsafeBufferPointer(lzw.indices), rowCount: pixels / rect.width, rect: rect,
+                                 isInterlaced: isInterlaced, palette: colors)
+            }
             reader.skip(to: end)
             return nil
         case .truncated:

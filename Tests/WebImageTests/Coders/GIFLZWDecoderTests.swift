@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// The Swift LZW path (code sizes giflib refuses) checked against giflib on ordinary files.
+/// The Swift LZW decoder on its own: ordinary files against their full decode, wide codes,
+/// and the verdicts on damaged streams.
 @Suite("GIF LZW decoder", .timeLimit(.minutes(1)))
 struct GIFLZWDecoderTests {
     /// Offset of the first image descriptor (just after its `,`) in a GIF without local tricks.
@@ -24,7 +25,7 @@ struct GIFLZWDecoderTests {
         throw WebImageError.badImageData("no image")
     }
 
-    @Test("Decodes the same indices as giflib", arguments: [
+    @Test("Decodes the same picture as the full decode", arguments: [
         "gif/pygif/4095-codes.gif", "gif/pygif/4095-codes-clear.gif", "gif/pygif/255-codes.gif",
         "gif/wuffs/hippopotamus.regular.gif", "gif/image-gif/interlaced.gif", "gif/pygif/many-clears.gif",
     ])
@@ -42,16 +43,19 @@ struct GIFLZWDecoderTests {
         let codeSizeAt = d + 9 + (flags & 0x80 != 0 ? 3 * count : 0)
         let colors = (0..<count).map { GIFDecoder.GIFColor(r: bytes[colorsAt + 3 * $0], g: bytes[colorsAt + 3 * $0 + 1], b: bytes[colorsAt + 3 * $0 + 2]) }
         let palette = GIFDecoder.palette(colors, transparent: -1)
-        let rows = GIFDecoder.rowOrder(height: rect.height, interlaced: flags & 0x40 != 0)
         var canvas = GIFCanvas(width: rect.width, height: rect.height)
         canvas.beginFrame(rect: rect, disposalMode: 0)
-        let outcome = palette.withUnsafeBufferPointer { table in
-            GIFLZWDecoder.decode(bytes, from: codeSizeAt + 1, minimumCodeSize: Int(bytes[codeSizeAt]),
-                                 width: rect.width, height: rect.height) { line, row in
-                canvas.drawRow(line, row: rows[row], rect: rect, palette: table)
-            }
+        let lzw = GIFLZWDecoder()
+        let outcome = bytes.withUnsafeBufferPointer {
+            lzw.decode($0, from: codeSizeAt + 1, minimumCodeSize: Int(bytes[codeSizeAt]),
+                       pixelCount: rect.width * rect.height, checksTrailingCodes: true)
         }
-        guard case .complete = outcome else { Issue.record("\(outcome)"); return }
+        guard case .ended(_, let pixels) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(pixels == rect.width * rect.height)
+        palette.withUnsafeBufferPointer { table in
+            canvas.drawFrame(UnsafeBufferPointer(lzw.indices), rowCount: rect.height, rect: rect,
+                             isInterlaced: flags & 0x40 != 0, palette: table)
+        }
         #expect(canvas.pixels == reference)
     }
 
@@ -64,12 +68,34 @@ struct GIFLZWDecoderTests {
         #expect(distinct.count > 1 && distinct.count <= 16)
     }
 
+    /// Runs `stream` (sub-blocks from offset 0, code size 2) for `pixels` indices.
+    private static func run(_ stream: [UInt8], pixels: Int, checksTrailingCodes: Bool = true) -> GIFLZWDecoder.Outcome {
+        stream.withUnsafeBufferPointer {
+            GIFLZWDecoder().decode($0, from: 0, minimumCodeSize: 2, pixelCount: pixels,
+                                   checksTrailingCodes: checksTrailingCodes)
+        }
+    }
+
     @Test("Invalid codes and truncation are reported, never read out of bounds")
     func damaged() {
-        // Code size 2: clear (4), then code 7 with nothing defined yet.
-        let bad: [UInt8] = [0x02, 0b0011_1100, 0x00]
-        #expect(GIFLZWDecoder.decode(bad, from: 0, minimumCodeSize: 2, width: 2, height: 2) { _, _ in } == .corrupt)
-        let cut: [UInt8] = [0x05, 0x84]
-        #expect(GIFLZWDecoder.decode(cut, from: 0, minimumCodeSize: 2, width: 2, height: 2) { _, _ in } == .truncated)
+        // Code size 2 (3-bit codes): clear (4), then code 7 with nothing defined yet.
+        #expect(Self.run([0x01, 0b0011_1100, 0x00], pixels: 4) == .corrupt(end: 3))
+        #expect(Self.run([0x05, 0x84], pixels: 4) == .truncated)
+    }
+
+    @Test("Codes after the last pixel are checked unless asked not to")
+    func trailingCodes() {
+        // clear (4), literal 1, then code 7 (undefined: only 6 is next): bits, low first,
+        // 100 001 111 -> 0b1_1110_0100 = 0xCC 0x01... packed below.
+        let stream: [UInt8] = [0x02, 0b1100_1100, 0b0000_0001, 0x00]
+        #expect(Self.run(stream, pixels: 1) == .corrupt(end: 4))
+        #expect(Self.run(stream, pixels: 1, checksTrailingCodes: false) == .ended(end: 4, pixels: 1))
+    }
+
+    @Test("A stream that ends early reports how many indices it produced")
+    func shortStream() {
+        // clear (4), literal 1, literal 2, end (5): 100 001 010 101.
+        let stream: [UInt8] = [0x02, 0b1000_1100, 0b0000_1010, 0x00]
+        #expect(Self.run(stream, pixels: 4) == .ended(end: 4, pixels: 2))
     }
 }
