@@ -57,14 +57,15 @@ def pillow_decode(args):
 
 
 def pillow_frames(args):
-    """Every frame composed to RGBA, as a player needs them (Pillow handles disposal)."""
+    """Every frame composed to RGBA (Pillow handles disposal) and kept until the file is
+    done, as our decoder returns them all: a player holds every frame of the animation."""
     from PIL import Image, ImageSequence
     files = read_all(args.inputs)
 
     def run():
         for data in files:
-            for frame in ImageSequence.Iterator(Image.open(io.BytesIO(data))):
-                frame.convert("RGBA")
+            frames = [frame.convert("RGBA") for frame in ImageSequence.Iterator(Image.open(io.BytesIO(data)))]
+            del frames
     return run
 
 

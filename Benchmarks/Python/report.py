@@ -130,7 +130,8 @@ What each row measures:
 - PNG / GIF / WebP: generated files (RGB, RGBA, palette PNG; a 24-frame panning
   GIF and WebP; lossy and lossless WebP) plus real ones from ../shared/corpus;
   ours decodes all frames to RGBA, Pillow `load()` for PNG and every frame
-  `convert("RGBA")` for GIF/WebP.
+  `convert("RGBA")` for GIF/WebP, each file's frames kept until it is done (as
+  ours returns them all).
 - memory cache get/set: per-operation time of `MemoryCache<String, DecodedImage>`
   (`value(forKey:)` / `setValue(_:forKey:cost:)`, 256 MB cost limit, nothing
   evicted) against a `Mutex<[String: DecodedImage]>` doing the same operations
