@@ -18,6 +18,8 @@ struct ChildProcess {
         var signal: Int32?
         /// Everything the child wrote on standard output.
         var output: String
+        /// Everything it wrote on standard error (a sanitizer's report lands here).
+        var errorOutput = ""
         /// The child's peak resident set size in bytes.
         var peakResidentBytes: Int
         /// The child's peak address-space size in bytes (`VmPeak`; 0 when never read).
@@ -25,14 +27,14 @@ struct ChildProcess {
     }
 
     /// Starts `executable` with `arguments` and this process's environment plus
-    /// `environment`, standard output to the file `stdout`.
+    /// `environment`, standard output to the file `stdout`, standard error to `stderr`.
     static func spawn(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                      stdout: String) throws -> pid_t {
+                      stdout: String, stderr: String = "/dev/null") throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -97,8 +99,12 @@ struct ChildProcess {
 
     /// Runs `executable` to the end.
     static func run(_ executable: URL, _ arguments: [String], in directory: URL) throws -> Outcome {
-        let stdout = directory.appendingPathComponent("stdout-\(UUID().uuidString)").path
-        let pid = try spawn(executable, arguments, stdout: stdout)
-        return wait(pid, stdout: stdout)
+        let name = UUID().uuidString
+        let stdout = directory.appendingPathComponent("stdout-\(name)").path
+        let stderr = directory.appendingPathComponent("stderr-\(name)").path
+        let pid = try spawn(executable, arguments, stdout: stdout, stderr: stderr)
+        var outcome = wait(pid, stdout: stdout)
+        outcome.errorOutput = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+        return outcome
     }
 }
