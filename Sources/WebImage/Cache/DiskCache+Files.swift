@@ -80,9 +80,8 @@ extension DiskCache {
     /// read ran off the queue, so a store queued before this removal may already have
     /// put a good file there).
     func removeUnreadableFileSync(named name: String, identity: FileIdentity?) {
-        var info = stat()
-        guard lstat(path + "/" + name, &info) == 0 else { return }
-        if let identity, identity != FileIdentity(info) { return }
+        guard let current = FileIdentity(atPath: path + "/" + name) else { return }
+        if let identity, identity != current { return }
         removeFileSync(named: name)
     }
 
