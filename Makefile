@@ -26,7 +26,7 @@ bench: deps
 
 # Hardening: sanitizer runs and fuzzing, each in its own scratch path (see Tests/WebImageTests/Hardening).
 HARDENING_SUITES := MustFailFileTests|TruncatedFileTests|DecompressionBombTests|FuzzRegressionTests
-CORPUS ?= $(if $(WEBIMAGE_CORPUS),$(WEBIMAGE_CORPUS),../shared/corpus)
+CORPUS ?= $(if $(WEBIMAGE_CORPUS),$(WEBIMAGE_CORPUS),Tests/Fixtures/corpus)
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= sniff jpeg png gif webp incremental diskcache
 FUZZ_FLAGS ?= -max_len=65536 -rss_limit_mb=1024 -timeout=20

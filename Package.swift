@@ -1,10 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The targets are the layers of DESIGN.md: a lower one cannot import a higher one.
+//   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … View, Metrics) → webimage
+// WebImageTestOrigin is the loopback HTTP origin of the tests and of `webimage demo`.
 let package = Package(
     name: "WebImage",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "WebImageCodecs", targets: ["WebImageCodecs"]),
         .library(name: "WebImage", targets: ["WebImage"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
@@ -12,10 +16,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Test-only: an HTTPS origin with a self-signed certificate made at test time.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The test origin's HTTPS mode: a self-signed certificate made at run time.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
@@ -29,12 +34,19 @@ let package = Package(
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         // getxattr/setxattr, which Glibc's Swift module does not export.
         .systemLibrary(name: "CXattr"),
+        // Pixels, formats, decoders and encoders: no networking, no caches.
+        .target(
+            name: "WebImageCodecs",
+            dependencies: ["CJPEG", "CJPEGShim", "CPNG", "CPNGShim", "CGIF", "CWebP"]
+        ),
+        // Caches, loaders, the manager, transformers, prefetching and the view layer.
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CJPEGShim", "CPNG", "CPNGShim", "CGIF", "CWebP", "CXattr",
+                "WebImageCodecs", "CXattr",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -42,12 +54,24 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        .target(
+            name: "WebImageTestOrigin",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage",
+                "WebImage", "WebImageTestOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -58,12 +82,12 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage",
+                "WebImage", "WebImageCodecs", "WebImageTestOrigin",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Hardening/Regressions"]

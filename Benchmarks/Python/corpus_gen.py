@@ -26,7 +26,7 @@ try:  # The full generator needs both; the fallback needs neither.
 except ImportError:  # pragma: no cover - depends on the interpreter
     HAVE_IMAGING = False
 
-# Real files added to the generated ones (paths inside ../shared/corpus).
+# Real files added to the generated ones (paths inside Tests/Fixtures/corpus).
 REAL_LARGE_JPEGS = [
     "jpeg/sdwebimage/TestImageLarge.jpg",
     "jpeg/large/dog_exif_extended_xmp_icc.jpg",

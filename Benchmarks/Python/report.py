@@ -128,7 +128,7 @@ What each row measures:
   `write_to_memory`, Pillow `draft` + `thumbnail`, and our own full decode +
   `PixelBuffer.resampled` (the thumbnail path must be ≥ 4× faster than that).
 - PNG / GIF / WebP: generated files (RGB, RGBA, palette PNG; a 24-frame panning
-  GIF and WebP; lossy and lossless WebP) plus real ones from ../shared/corpus;
+  GIF and WebP; lossy and lossless WebP) plus real ones from Tests/Fixtures/corpus;
   ours decodes all frames to RGBA, Pillow `load()` for PNG and every frame
   `convert("RGBA")` for GIF/WebP, each file's frames kept until it is done (as
   ours returns them all).

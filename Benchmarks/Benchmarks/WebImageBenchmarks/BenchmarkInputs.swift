@@ -11,15 +11,15 @@ enum BenchmarkInputs {
               maxDuration: .seconds(3), maxIterations: 200)
     }
 
-    /// `../shared/corpus` beside the repository, or `$WEBIMAGE_CORPUS`.
+    /// `Tests/Fixtures/corpus` in the repository, or `$WEBIMAGE_CORPUS`.
     static let corpus: URL = {
         if let env = ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"], !env.isEmpty {
             return URL(fileURLWithPath: env)
         }
         // This file is Benchmarks/Benchmarks/WebImageBenchmarks/BenchmarkInputs.swift.
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<5 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("shared/corpus")
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("Tests/Fixtures/corpus")
     }()
 
     static func file(_ path: String) -> URL { corpus.appendingPathComponent(path) }

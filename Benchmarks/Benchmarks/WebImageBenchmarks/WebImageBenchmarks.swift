@@ -6,7 +6,7 @@ import WebImage
 /// `swift package --disable-sandbox benchmark` in `Benchmarks/` (or `make suites`).
 /// Cache and manager suites join these once those layers are merged.
 ///
-/// Inputs are real photos from `../shared/corpus` (or `$WEBIMAGE_CORPUS`). A suite whose
+/// Inputs are real photos from `Tests/Fixtures/corpus` (or `$WEBIMAGE_CORPUS`). A suite whose
 /// input cannot be decoded in this build is not registered, and says why on stderr.
 let benchmarks: @Sendable () -> Void = {
     let photo = BenchmarkInputs.file("jpeg/jpeg-decoder/large_image.jpg")

@@ -12,12 +12,12 @@ import Synchronization
 ///
 /// Everything that changes the directory (writes, removals, trimming, access-date
 /// refreshes) runs on the cache's own serial ``ioQueue``. Reading an entry does not need
-/// that order, since a reader always opens some whole file, so the `async`
-/// ``data(forKey:)`` reads on the calling task's thread with no hop (a hit costs about a
-/// bare `read()`), and queues its follow-up writes on ``ioQueue`` without waiting for them.
-/// Every other operation comes as an `async` function, which suspends until ``ioQueue``
-/// has run it, and as a callback function; callbacks run on ``ioQueue``, so they must
-/// hand long work elsewhere.
+/// that order, since a reader always opens some whole file, so reads run on
+/// ``BlockingIOPool/shared`` (several at once, never on the cooperative pool) and queue
+/// their follow-up writes on ``ioQueue`` without waiting for them. Every operation comes
+/// as an `async` function, which suspends until the work is done, and as a callback
+/// function; callbacks run on the thread that did the work, so they must hand long work
+/// elsewhere. ``flush()`` waits for every queued write.
 ///
 /// Opening a cache schedules ``removeExpiredData()``, so a directory left over its
 /// limits by an earlier run is trimmed without being asked.
@@ -56,7 +56,7 @@ public final class DiskCache: Sendable {
     /// The limits this cache was opened with.
     public let config: Config
     /// The serial queue on which every operation that changes this cache's files runs
-    /// (reads run on their caller's thread; see ``data(forKey:)``).
+    /// (reads run on ``BlockingIOPool/shared``; see ``data(forKey:)``).
     public let ioQueue: DispatchQueue
 
     let path: String
@@ -104,14 +104,18 @@ public final class DiskCache: Sendable {
     /// `nil` on a miss. A hit in the main directory refreshes the entry's access date;
     /// an unreadable file there counts as a miss and is removed.
     ///
-    /// Runs the blocking `open` + `read` on the calling task's thread, without hopping to
-    /// ``ioQueue`` (one hit of a 50 KB entry is a few microseconds). The access-date
-    /// refresh and the removal of an unreadable file are queued on ``ioQueue`` and not
-    /// awaited: operations queued after this call returns see them done. It does not
-    /// suspend, so a task reading many entries in a loop keeps its thread throughout;
-    /// such a loop should `await Task.yield()` now and then.
+    /// The blocking `open` + `read` runs on ``BlockingIOPool/shared`` while the calling
+    /// task is suspended. The access-date refresh and the removal of an unreadable file
+    /// are queued on ``ioQueue`` and not awaited (``flush()`` waits for them). A task
+    /// cancelled before the read started gets `nil`.
     public func data(forKey key: String) async -> Data? {
-        readDataSync(forKey: key)
+        try? await BlockingIOPool.shared.run { self.readDataSync(forKey: key) }
+    }
+
+    /// Returns when every write, removal and trim queued before this call is done, so a
+    /// program can exit or delete the directory without losing or racing them.
+    public func flush() async {
+        await onIO {}
     }
 
     /// Stores `data` for `key` atomically, replacing any entry and its extended data.
@@ -156,7 +160,7 @@ public final class DiskCache: Sendable {
     /// The extended data stored with `key`'s entry (HTTP validators, the original URL…),
     /// or `nil` when there is none.
     public func extendedData(forKey key: String) async -> Data? {
-        await onIO { self.extendedDataSync(forKey: key) }
+        try? await BlockingIOPool.shared.run { self.extendedDataSync(forKey: key) }
     }
 
     /// Attaches `data` to `key`'s existing entry in the main directory, or removes the
@@ -168,11 +172,25 @@ public final class DiskCache: Sendable {
         try await onIO { Result { try self.setExtendedDataSync(data, forKey: key) } }.get()
     }
 
-    // MARK: Callback API (completions run on `ioQueue`)
+    // MARK: Callback API (completions run on `ioQueue`, reads' on the I/O pool)
 
-    /// ``data(forKey:)`` with a completion on ``ioQueue``.
+    /// ``data(forKey:)`` with a completion on a thread of ``BlockingIOPool/shared``.
     public func data(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        ioQueue.async { completion(self.readDataSync(forKey: key)) }
+        BlockingIOPool.shared.submit { completion(self.readDataSync(forKey: key)) }
+    }
+
+    /// ``extendedData(forKey:)`` with a completion on a thread of ``BlockingIOPool/shared``.
+    public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
+        BlockingIOPool.shared.submit { completion(self.extendedDataSync(forKey: key)) }
+    }
+
+    /// ``setExtendedData(_:forKey:)`` with a completion on ``ioQueue``.
+    public func setExtendedData(
+        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
+    ) {
+        ioQueue.async {
+            completion(Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) })
+        }
     }
 
     /// ``store(_:forKey:)`` with a completion on ``ioQueue``.

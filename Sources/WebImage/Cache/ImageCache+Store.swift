@@ -13,10 +13,15 @@ extension ImageCache {
         if let image, cacheType.includesMemory, config.shouldCacheImagesInMemory {
             memoryCache.setValue(image, forKey: key, cost: image.cost)
         }
-        let deliver = deliverer(forKey: key, completion: completion)
         guard cacheType.includesDisk, config.shouldUseDisk, data != nil || image != nil else {
-            deliver(.success(()))
+            deliverer(forKey: key, completion: completion)(.success(()))
             return
+        }
+        pendingStores.begin()
+        let report = deliverer(forKey: key, completion: completion)
+        let deliver: @Sendable (Result<Void, WebImageError>) -> Void = { [pendingStores] result in
+            report(result)
+            pendingStores.end()
         }
         if let data {
             diskCache.store(data, forKey: key, completion: deliver)

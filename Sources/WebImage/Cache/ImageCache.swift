@@ -29,6 +29,8 @@ public final class ImageCache: ImageCaching {
     /// The encoded data.
     public let diskCache: DiskCache
     let callbackQueue: DispatchQueue
+    /// Stores whose disk part is not done yet, for ``flush()``.
+    let pendingStores = PendingWork()
     static let logger = Logger(label: "WebImage.ImageCache")
 
     /// Creates a cache whose files live in `directory/namespace`, or with `directory`
@@ -130,6 +132,40 @@ public final class ImageCache: ImageCaching {
     }
 
     // MARK: ImageCaching
+
+    public func diskData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
+        guard config.shouldUseDisk else {
+            callbackQueue.async { completion(nil) }
+            return
+        }
+        diskCache.data(forKey: key) { [callbackQueue] data in callbackQueue.async { completion(data) } }
+    }
+
+    public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
+        guard config.shouldUseDisk else {
+            callbackQueue.async { completion(nil) }
+            return
+        }
+        diskCache.extendedData(forKey: key) { [callbackQueue] data in callbackQueue.async { completion(data) } }
+    }
+
+    public func setExtendedData(
+        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
+    ) {
+        guard config.shouldUseDisk else {
+            callbackQueue.async { completion(.success(())) }
+            return
+        }
+        diskCache.setExtendedData(data, forKey: key) { [callbackQueue] result in callbackQueue.async { completion(result) } }
+    }
+
+    /// Returns when every store begun before the call (its encode and disk write) and
+    /// every queued removal or trim is done, so a program can exit, or delete the cache
+    /// directory, without losing a write or racing one.
+    public func flush() async {
+        await pendingStores.wait()
+        await diskCache.flush()
+    }
 
     public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
         if cacheType.includesMemory { memoryCache.removeValue(forKey: key) }

@@ -14,4 +14,14 @@ public struct ImageCacheOptions: OptionSet, Sendable, Hashable {
     /// answer is known without disk I/O (a memory hit, or a miss with ``queryMemoryOnly``).
     /// Without it every completion runs on the callback queue.
     public static let queryMemorySync = ImageCacheOptions(rawValue: 1 << 3)
+    /// Read and decode a disk hit on the caller's thread and call the completion before
+    /// `queryImage` returns. This blocks the calling thread on disk I/O and a decode:
+    /// only for callers that asked for it (``WebImageOptions/queryDiskDataSync``), never
+    /// from an `async` function.
+    public static let queryDiskDataSync = ImageCacheOptions(rawValue: 1 << 4)
+    /// A memory hit also carries the encoded data from disk (read on the I/O pool).
+    public static let queryMemoryData = ImageCacheOptions(rawValue: 1 << 5)
+    /// With ``queryMemoryData``: read that data on the caller's thread (blocking, as
+    /// ``queryDiskDataSync``).
+    public static let queryMemoryDataSync = ImageCacheOptions(rawValue: 1 << 6)
 }

@@ -1,12 +1,4 @@
 import Foundation
-import Synchronization
-
-/// How far an `async` query got when its task is cancelled.
-private enum QueryStage: Sendable {
-    case starting
-    case running(CacheQueryOperation)
-    case cancelled
-}
 
 extension ImageCaching {
     /// ``queryImage(forKey:options:context:completion:)`` as an `async` call.
@@ -17,31 +9,21 @@ extension ImageCaching {
     public func queryImage(
         forKey key: String, options: ImageCacheOptions = [], context: ImageCacheContext = .init()
     ) async throws -> ImageCacheQueryResult {
-        let stage = Mutex(QueryStage.starting)
+        let slot = CancellationSlot()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 // A task cancelled before it got here does not start the query at all.
-                if case .cancelled = stage.withLock({ $0 }) {
+                if slot.isCancelled {
                     continuation.resume(throwing: WebImageError.cancelled("The cache query was cancelled"))
                     return
                 }
                 let operation = queryImage(forKey: key, options: options, context: context) {
                     continuation.resume(with: $0)
                 }
-                let cancelledEarly = stage.withLock { s -> Bool in
-                    if case .cancelled = s { return true }
-                    s = .running(operation)
-                    return false
-                }
-                if cancelledEarly { operation.cancel() }
+                slot.set { operation.cancel() }
             }
         } onCancel: {
-            let operation = stage.withLock { s -> CacheQueryOperation? in
-                if case .running(let operation) = s { return operation }
-                s = .cancelled
-                return nil
-            }
-            operation?.cancel()
+            slot.cancel()
         }
     }
 

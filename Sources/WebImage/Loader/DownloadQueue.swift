@@ -3,7 +3,7 @@
 struct DownloadQueue {
     private struct Entry {
         var transfer: DownloadTransfer
-        var priority: DownloadPriority
+        var priority: ImageLoadPriority
         var sequence: UInt64
     }
     private var entries: [Entry] = []
@@ -12,14 +12,15 @@ struct DownloadQueue {
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
 
-    mutating func insert(_ transfer: DownloadTransfer, priority: DownloadPriority) {
+    mutating func insert(_ transfer: DownloadTransfer, priority: ImageLoadPriority) {
         nextSequence += 1
         entries.append(Entry(transfer: transfer, priority: priority, sequence: nextSequence))
     }
 
-    /// Raises a queued transfer's priority when a more urgent caller joins it.
-    mutating func raise(_ id: UInt64, to priority: DownloadPriority) {
-        guard let i = entries.firstIndex(where: { $0.transfer.id == id }), entries[i].priority < priority else { return }
+    /// Gives a queued transfer a new priority: a more urgent caller joined it, or a
+    /// caller changed its own. Its place among equal priorities (its sequence) stays.
+    mutating func setPriority(_ id: UInt64, to priority: ImageLoadPriority) {
+        guard let i = entries.firstIndex(where: { $0.transfer.id == id }) else { return }
         entries[i].priority = priority
     }
 

@@ -12,6 +12,8 @@ struct DownloadCaller: Sendable {
 
     let id: UInt64
     let options: DownloaderOptions
+    /// Starts as the options say; ``ImageLoadToken/priority`` changes it.
+    var priority: ImageLoadPriority
     let decodeKey: DecodeKey
     let coder: any ImageCoder
     let queue: DispatchQueue
@@ -76,6 +78,24 @@ final class DownloadTransfer: Sendable {
             s.callers.append(caller)
             return true
         }
+    }
+
+    /// Changes one caller's priority.
+    ///
+    /// - Returns: the transfer's new priority (the highest of its callers') while it is
+    ///   queued, for the downloader to reorder its queue; `nil` otherwise.
+    func setPriority(_ priority: ImageLoadPriority, callerID: UInt64) -> ImageLoadPriority? {
+        state.withLock { s in
+            guard let index = s.callers.firstIndex(where: { $0.id == callerID }) else { return nil }
+            s.callers[index].priority = priority
+            guard s.phase == .queued else { return nil }
+            return s.callers.map(\.priority).max()
+        }
+    }
+
+    /// The highest priority among the callers.
+    var priority: ImageLoadPriority {
+        state.withLock { $0.callers.map(\.priority).max() ?? .normal }
     }
 
     /// Moves a queued transfer to running; `false` if it was abandoned meanwhile.

@@ -40,16 +40,9 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     var isConditional: Bool { !isDisjoint(with: [.useHTTPCache, .ignoreCachedResponse]) }
 
     /// The queueing priority these options ask for.
-    var priority: DownloadPriority {
+    var priority: ImageLoadPriority {
         if contains(.highPriority) { return .high }
         if contains(.lowPriority) { return .low }
         return .normal
     }
-}
-
-/// Queueing priority of a transfer: queued transfers start highest first.
-enum DownloadPriority: Int, Comparable, Sendable {
-    case low = 0, normal = 1, high = 2
-
-    static func < (lhs: DownloadPriority, rhs: DownloadPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -166,10 +166,10 @@ public final class ImageDownloader: ImageLoader {
             guard !s.isShutDown else { return nil }
             s.nextID += 1
             let caller = DownloadCaller(
-                id: s.nextID, options: options, decodeKey: decodeKey, coder: context.coders ?? config.coders,
+                id: s.nextID, options: options, priority: options.priority, decodeKey: decodeKey, coder: context.coders ?? config.coders,
                 queue: queue, progress: progress, completed: completed)
             if let existing = s.transfers[url.absoluteString], existing.add(caller) {
-                s.queue.raise(existing.id, to: options.priority)
+                s.queue.setPriority(existing.id, to: existing.priority)
                 return (existing, caller.id)
             }
             s.nextID += 1
@@ -186,7 +186,10 @@ public final class ImageDownloader: ImageLoader {
             return ImageLoadToken(url: url)
         }
         let (transfer, callerID) = joined
-        return ImageLoadToken(url: url) { [weak self] in self?.cancel(caller: callerID, in: transfer) }
+        return ImageLoadToken(
+            url: url, priority: options.priority,
+            cancel: { [weak self] in self?.cancel(caller: callerID, in: transfer) },
+            setPriority: { [weak self] priority in self?.setPriority(priority, caller: callerID, in: transfer) })
     }
 
     // MARK: Internals
@@ -212,6 +215,15 @@ public final class ImageDownloader: ImageLoader {
             if result.wasQueued { s.queue.remove(transfer.id) }
         }
         result.task?.cancel()
+    }
+
+    /// One caller's token changed its priority: a queued transfer moves in the queue.
+    /// A running transfer keeps running; the new priority counts when it decodes.
+    func setPriority(_ priority: ImageLoadPriority, caller id: UInt64, in transfer: DownloadTransfer) {
+        state.withLock { s in
+            guard let transferPriority = transfer.setPriority(priority, callerID: id) else { return }
+            s.queue.setPriority(transfer.id, to: transferPriority)
+        }
     }
 
     func emit(_ event: DownloadEvent) {

@@ -64,17 +64,17 @@ extension ImageLoader {
         context: ImageLoaderContext = ImageLoaderContext(),
         progress: ImageLoaderProgress? = nil
     ) async throws(WebImageError) -> ImageLoadResponse {
-        let box = TokenBox()
+        let slot = CancellationSlot()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResponse, WebImageError>, Never>) in
                 let token = requestImage(with: url, options: options, context: context, progress: progress) { result in
                     if case .success(let response) = result, !response.isFinished { return }
                     continuation.resume(returning: result)
                 }
-                box.set(token)
+                slot.set { token.cancel() }
             }
         } onCancel: {
-            box.cancel()
+            slot.cancel()
         }
         return try result.get()
     }

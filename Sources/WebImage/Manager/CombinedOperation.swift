@@ -21,6 +21,7 @@ public final class CombinedOperation: Sendable {
         var loaderToken: ImageLoadToken?
         var isCancelled = false
         var onEnd: (@Sendable () -> Void)?
+        var priority: ImageLoadPriority
     }
     private let state: Mutex<State>
     /// The queue results are delivered on.
@@ -29,10 +30,24 @@ public final class CombinedOperation: Sendable {
     /// The URL being loaded.
     public let url: URL?
 
-    init(url: URL?, callbackQueue: DispatchQueue, handler: @escaping Handler) {
+    init(url: URL?, callbackQueue: DispatchQueue, priority: ImageLoadPriority = .normal, handler: @escaping Handler) {
         self.url = url
         self.callbackQueue = callbackQueue
-        state = Mutex(State(handler: handler))
+        state = Mutex(State(handler: handler, priority: priority))
+    }
+
+    /// The load's priority. A change while the download is queued reorders the
+    /// downloader's queue; a change before the download starts (during the cache query)
+    /// is the priority it starts with.
+    public var priority: ImageLoadPriority {
+        get { state.withLock { $0.priority } }
+        set {
+            let token = state.withLock { s -> ImageLoadToken? in
+                s.priority = newValue
+                return s.loaderToken
+            }
+            token?.priority = newValue
+        }
     }
 
     /// Whether ``cancel()`` was called before the load ended.
@@ -82,12 +97,16 @@ public final class CombinedOperation: Sendable {
 
     /// Attaches the running download; cancels it at once if the load was cancelled.
     func setLoaderToken(_ token: ImageLoadToken) {
-        let cancelNow = state.withLock { s -> Bool in
-            if s.handler == nil { return true }
+        let priority = state.withLock { s -> ImageLoadPriority? in
+            if s.handler == nil { return nil }
             s.loaderToken = token
-            return false
+            return s.priority
         }
-        if cancelNow { token.cancel() }
+        guard let priority else {
+            token.cancel()
+            return
+        }
+        token.priority = priority
     }
 
     /// Delivers `result` unless the load already ended; with `isLast` the load ends.

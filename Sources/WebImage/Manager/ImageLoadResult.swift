@@ -22,11 +22,15 @@ public struct ImageLoadResult: Sendable {
     public var isFinished: Bool
     /// The cache key of the image (thumbnail and transformer suffixes included).
     public var cacheKey: String?
+    /// What the server answered, for an image that was just downloaded over http(s);
+    /// `nil` for cache hits, `file:` and `data:`.
+    public var http: HTTPResponseInfo?
 
     /// Creates a result.
     public init(
         url: URL?, image: DecodedImage? = nil, data: Data? = nil, error: WebImageError? = nil,
-        cacheType: ImageCacheType = .none, isFinished: Bool = true, cacheKey: String? = nil
+        cacheType: ImageCacheType = .none, isFinished: Bool = true, cacheKey: String? = nil,
+        http: HTTPResponseInfo? = nil
     ) {
         self.url = url
         self.image = image
@@ -35,6 +39,7 @@ public struct ImageLoadResult: Sendable {
         self.cacheType = cacheType
         self.isFinished = isFinished
         self.cacheKey = cacheKey
+        self.http = http
     }
 
     /// A finished failure.

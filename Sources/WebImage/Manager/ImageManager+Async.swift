@@ -1,37 +1,51 @@
 import Foundation
-import Synchronization
 
-/// The `async` entry points; both run the same pipeline as the callback form.
+/// The `async` entry points; they run the same pipeline as the callback form.
 extension ImageManager {
-    /// Loads `url` and returns the first final result (for ``WebImageOptions/refreshCached``,
-    /// the cached image; use ``loadImageStream(with:options:context:)`` to see the refresh).
+    /// Loads `url` and returns the image: from memory, from disk, or downloaded and decoded.
     ///
+    /// A memory hit is answered on the calling task without a hop to any queue (the
+    /// pipeline's queues are not involved); everything else runs on the library's
+    /// executors (disk I/O pool, network event loops, ``DecodeQueue``) while this task
+    /// is suspended. With ``WebImageOptions/refreshCached`` the first image (the cached
+    /// one) is returned; ``loadImageStream(with:options:context:)`` shows the refresh too.
     /// Cancelling the calling task cancels the load.
     ///
-    /// - Throws: the load's ``WebImageError``, ``WebImageError/Code/cancelled`` when the
-    ///   task was cancelled.
+    /// - Throws: the load's ``WebImageError``; ``WebImageError/Code/cancelled`` when the
+    ///   task was cancelled; ``WebImageError/Code/badImageData`` when the load produced
+    ///   no image (``WebImageOptions/avoidDecodeImage``: use the callback API or an
+    ///   ``ImageLoader`` for data only).
     public func loadImage(
-        with url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
-    ) async throws(WebImageError) -> ImageLoadResult {
-        let slot = OperationSlot()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ImageLoadResult, Never>) in
-                let resumed = Mutex(false)
-                let operation = startLoad(with: url, options: options, context: context, progress: nil) { result, isLast in
-                    guard result?.isFinished ?? isLast else { return }
-                    let first = resumed.withLock { done -> Bool in
-                        defer { done = true }
-                        return !done
-                    }
-                    if first { continuation.resume(returning: result ?? ImageLoadResult(url: url)) }
-                }
-                slot.set(operation)
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) async throws(WebImageError) -> ImageResponse {
+        if let hit = try memoryHit(url, options: options, context: context) { return hit }
+        return try await imageTask(with: url, options: options, context: context).response
+    }
+
+    /// Starts loading `url` and returns its ``ImageTask``: progress, previews, priority
+    /// changes, cancellation and the final ``ImageTask/response``.
+    ///
+    /// Runs on the caller's thread only long enough to look in the memory cache and
+    /// start the load; a memory hit gives a task that is already completed.
+    public func imageTask(
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) -> ImageTask {
+        do {
+            if let hit = try memoryHit(url, options: options, context: context) {
+                return ImageTask(url: url, finished: .success(hit))
             }
-        } onCancel: {
-            slot.cancel()
+        } catch {
+            return ImageTask(url: url, finished: .failure(error))
         }
-        if let error = result.error { throw error }
-        return result
+        let task = ImageTask(url: url, priority: options.loadPriority)
+        let operation = startLoad(
+            with: url, options: options, context: context,
+            progress: { received, expected in task.reportProgress(received: received, expected: expected) }
+        ) { result, isLast in
+            task.receive(result, isLast: isLast)
+        }
+        task.attach(operation)
+        return task
     }
 
     /// Loads `url` and yields every result: partial images with
@@ -42,7 +56,7 @@ extension ImageManager {
     /// iteration (or cancelling its task) cancels the load. The load's callback queue
     /// should be serial (the default) so results arrive in order.
     public func loadImageStream(
-        with url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) -> AsyncThrowingStream<ImageLoadResult, any Error> {
         AsyncThrowingStream { continuation in
             let operation = startLoad(with: url, options: options, context: context, progress: nil) { result, isLast in
@@ -57,5 +71,22 @@ extension ImageManager {
             }
             continuation.onTermination = { _ in operation.cancel() }
         }
+    }
+
+    /// The fast path of the `async` API: a memory hit answered on the calling task, with
+    /// the same checks the pipeline makes first (cancellation, the block list). `nil`
+    /// when the load must go through the pipeline.
+    private func memoryHit(
+        _ url: URL, options: WebImageOptions, context: WebImageContext
+    ) throws(WebImageError) -> ImageResponse? {
+        guard options.isDisjoint(with: [.refreshCached, .fromLoaderOnly, .queryMemoryData, .avoidDecodeImage]),
+              context.queryCacheType.includesMemory, !url.absoluteString.isEmpty,
+              let key = cacheKey(for: url, context: context),
+              var image = (context.imageCache ?? imageCache).imageFromMemory(forKey: key)
+        else { return nil }
+        if Task.isCancelled { throw WebImageError.cancelled("The image load was cancelled") }
+        if !options.contains(.retryFailed), failedURLs.contains(url) { return nil }
+        if options.contains(.decodeFirstFrameOnly) && image.isAnimated { image = image.firstFrame }
+        return ImageResponse(image: image, url: url, cacheType: .memory, cacheKey: key)
     }
 }

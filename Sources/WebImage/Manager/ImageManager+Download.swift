@@ -9,6 +9,7 @@ extension ImageManager {
         var image: DecodedImage?
         var data: Data?
         var validators: HTTPValidators?
+        var http: HTTPResponseInfo?
     }
 
     /// Downloads after a miss, or after a hit delivered with refreshCached (`cached`).
@@ -63,7 +64,8 @@ extension ImageManager {
             load.operation.deliver(partial, isLast: false, inline: true)
         case .success(let response):
             if load.options.contains(.retryFailed) { failedURLs.remove(load.url) }
-            let download = Download(image: response.image, data: response.data, validators: response.http?.validators)
+            let download = Download(
+                image: response.image, data: response.data, validators: response.http?.validators, http: response.http)
             complete(load, image: response.image, data: response.data, cacheType: .none, download: download)
         case .failure(let error) where isRevalidation:
             if error.code == .cacheNotModified {

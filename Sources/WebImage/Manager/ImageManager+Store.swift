@@ -48,7 +48,7 @@ extension ImageManager {
         _ load: ManagedLoad, image: DecodedImage?, data: Data?, cacheType: ImageCacheType, isReplaced: Bool,
         download: Download?
     ) {
-        let result = load.result(image: image, data: isReplaced ? nil : data, cacheType: cacheType)
+        let result = load.result(image: image, data: isReplaced ? nil : data, cacheType: cacheType, http: download?.http)
         let writes = DispatchGroup()
         if let key = load.key {
             if let download, load.isDerived, let originalKey = load.originalKey {

@@ -30,11 +30,12 @@ struct ManagedLoad: Sendable {
 
     /// A finished result for this load.
     func result(
-        image: DecodedImage?, data: Data?, cacheType: ImageCacheType, isFinished: Bool = true
+        image: DecodedImage?, data: Data?, cacheType: ImageCacheType, isFinished: Bool = true,
+        http: HTTPResponseInfo? = nil
     ) -> ImageLoadResult {
         ImageLoadResult(
             url: url, image: image, data: isDerived ? nil : data, cacheType: cacheType,
-            isFinished: isFinished, cacheKey: key)
+            isFinished: isFinished, cacheKey: key, http: http)
     }
 
     /// A finished failure for this load.

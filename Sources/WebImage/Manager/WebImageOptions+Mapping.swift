@@ -19,13 +19,24 @@ extension WebImageOptions {
     func cacheOptions(querying cacheType: ImageCacheType) -> ImageCacheOptions {
         var result: ImageCacheOptions = []
         if contains(.decodeFirstFrameOnly) { result.insert(.decodeFirstFrameOnly) }
-        if contains(.queryMemorySync) { result.insert(.queryMemorySync) }
+        let pairs: [(WebImageOptions, ImageCacheOptions)] = [
+            (.queryMemorySync, .queryMemorySync), (.queryDiskDataSync, .queryDiskDataSync),
+            (.queryMemoryData, .queryMemoryData), (.queryMemoryDataSync, .queryMemoryDataSync),
+        ]
+        for (option, mapped) in pairs where contains(option) { result.insert(mapped) }
         switch cacheType {
         case .memory: result.insert(.queryMemoryOnly)
         case .disk: result.insert(.queryDiskOnly)
         case .all, .none: break
         }
         return result
+    }
+
+    /// The priority ``lowPriority`` / ``highPriority`` ask for.
+    var loadPriority: ImageLoadPriority {
+        if contains(.highPriority) { return .high }
+        if contains(.lowPriority) { return .low }
+        return .normal
     }
 
     /// `cacheType` narrowed by ``cacheMemoryOnly``.

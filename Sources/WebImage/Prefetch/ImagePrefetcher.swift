@@ -86,24 +86,16 @@ public final class ImagePrefetcher: Sendable {
     /// ``prefetchURLs(_:progress:completed:)`` returning when the prefetch completed.
     /// Cancelling the task cancels the prefetch (which then completes with the skipped count).
     public func prefetch(_ urls: [URL], progress: PrefetchToken.Progress? = nil) async -> PrefetchResult {
-        let slot = Mutex<(token: PrefetchToken?, isCancelled: Bool)>((nil, false))
+        let slot = CancellationSlot()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let token = prefetchURLs(urls, progress: progress) { finished, skipped in
                     continuation.resume(returning: PrefetchResult(finishedCount: finished, skippedCount: skipped))
                 }
-                let cancelNow = slot.withLock { s -> Bool in
-                    s.token = token
-                    return s.isCancelled
-                }
-                if cancelNow { token.cancel() }
+                slot.set { token.cancel() }
             }
         } onCancel: {
-            let token = slot.withLock { s -> PrefetchToken? in
-                s.isCancelled = true
-                return s.token
-            }
-            token?.cancel()
+            slot.cancel()
         }
     }
 

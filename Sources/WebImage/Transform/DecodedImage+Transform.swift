@@ -6,7 +6,6 @@ extension DecodedImage {
     /// buffer, or gives frames of different sizes. Runs on the caller's thread, one frame
     /// after another.
     public func mapFrames(_ transform: (PixelBuffer) -> PixelBuffer?) -> DecodedImage? {
-        var result = self
         var newFrames: [ImageFrame] = []
         newFrames.reserveCapacity(frames.count)
         for frame in frames {
@@ -17,10 +16,6 @@ extension DecodedImage {
             }
             newFrames.append(ImageFrame(pixels: pixels, duration: frame.duration))
         }
-        guard let first = newFrames.first else { return nil }
-        result.frames = newFrames
-        result.width = first.pixels.width
-        result.height = first.pixels.height
-        return result
+        return withFrames(newFrames)
     }
 }

@@ -24,7 +24,7 @@ extension PixelBuffer {
         let margin = min(Int((max(shape.radius, shape.border) + 1).rounded(.up)), max(width, height))
         var result = self
         let w = width, h = height
-        result.bytes.withUnsafeMutableBufferPointer { p in
+        result.withUnsafeMutableBytes { p in
             for y in 0..<h {
                 if y < margin || y >= h - margin {
                     for x in 0..<w { shape.shade(p, x, y, w) }

@@ -14,7 +14,7 @@ extension PixelBuffer {
         tables[0].withUnsafeBufferPointer { tr in
             tables[1].withUnsafeBufferPointer { tg in
                 tables[2].withUnsafeBufferPointer { tb in
-                    result.bytes.withUnsafeMutableBufferPointer { p in
+                    result.withUnsafeMutableBytes { p in
                         var i = 0
                         while i < p.count {
                             p[i] = tr[Int(p[i])]

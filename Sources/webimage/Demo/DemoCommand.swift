@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import WebImage
+import WebImageTestOrigin
 
 /// `webimage demo`: the library's main job on a local origin, with no network and no setup.
 ///
-/// Starts ``DemoOrigin`` on 127.0.0.1 serving ``DemoGallery``, loads it through
+/// Starts ``TestOrigin`` on 127.0.0.1 serving ``DemoGallery``, loads it through
 /// `ImageManager`s over a temporary disk cache and reports what happened: cold load
 /// (network), warm load (memory), a fresh manager (disk), coalescing, the failed-URL
 /// block list, progressive partial images, a thumbnail, and one image drawn in the
@@ -32,7 +33,8 @@ struct DemoCommand: AsyncParsableCommand {
         output.bootstrapLogging()
         let start = ContinuousClock.now
         let assets = try DemoGallery.make()
-        let origin = try await DemoOrigin.start(serving: assets + [DemoGallery.coalescingAsset(from: assets)])
+        let origin = try await TestOrigin.start()
+        for asset in assets + [DemoGallery.coalescingAsset(from: assets)] { origin.route(asset.path, asset.response) }
         let cacheDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-demo-\(UUID().uuidString)", isDirectory: true)
         let report = DemoReport()

@@ -1,5 +1,6 @@
 import Foundation
 import WebImage
+import WebImageTestOrigin
 
 /// One file the demo origin serves.
 struct DemoAsset: Sendable {
@@ -16,6 +17,12 @@ struct DemoAsset: Sendable {
     /// Wait this long before answering: a slow origin, so that every concurrent load of
     /// the URL is waiting on the one transfer before it completes.
     var delay = Duration.zero
+
+    /// What the origin answers for ``path``.
+    var response: TestOrigin.Response {
+        let delivery: TestOrigin.Delivery = pieces > 1 ? .chunked(pieces: pieces, pause: pause) : .whole
+        return TestOrigin.Response(body: body, contentType: contentType, delay: delay, delivery: delivery)
+    }
 }
 
 /// The sample gallery: one image of every format the project encodes, made at start-up

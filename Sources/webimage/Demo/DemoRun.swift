@@ -1,9 +1,10 @@
 import Foundation
 import WebImage
+import WebImageTestOrigin
 
 /// The demo's steps, in order, each printing its part of the report.
 struct DemoRun {
-    let origin: DemoOrigin
+    let origin: TestOrigin
     let assets: [DemoAsset]
     let cacheDirectory: URL
     let report: DemoReport

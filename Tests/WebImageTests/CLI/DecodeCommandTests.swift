@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("webimage decode: the command-line contract", .timeLimit(.minutes(2)))
 struct DecodeCommandTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// `webimage fetch` against a real origin in the test process, through the built tool.
 @Suite("webimage fetch: the command-line contract", .serialized, .timeLimit(.minutes(3)))

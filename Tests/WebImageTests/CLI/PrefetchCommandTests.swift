@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 @Suite("webimage prefetch: the command-line contract", .serialized, .timeLimit(.minutes(2)))
 struct PrefetchCommandTests {

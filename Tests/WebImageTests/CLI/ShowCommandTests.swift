@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("webimage show: images drawn in the terminal", .timeLimit(.minutes(2)))
 struct ShowCommandTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("CacheKey: derived keys, scale, file names")
 struct CacheKeyTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("DiskCache: files, atomic writes, reads", .timeLimit(.minutes(2)))
 struct DiskCacheTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("DiskCache: age and size limits", .timeLimit(.minutes(2)))
 struct DiskCacheTrimTests {

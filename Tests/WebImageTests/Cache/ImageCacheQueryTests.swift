@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageCache: queries", .timeLimit(.minutes(2)))
 struct ImageCacheQueryTests {

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageCache: store and helpers", .timeLimit(.minutes(2)))
 struct ImageCacheStoreTests {

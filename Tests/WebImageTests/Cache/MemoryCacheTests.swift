@@ -1,5 +1,6 @@
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("MemoryCache: LRU order, limits, trims", .timeLimit(.minutes(1)))
 struct MemoryCacheTests {

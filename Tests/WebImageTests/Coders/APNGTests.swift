@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("PNGCoder: APNG animation", .timeLimit(.minutes(2)))
 struct APNGTests {

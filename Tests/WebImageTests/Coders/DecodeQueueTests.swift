@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// The decode queue runs work in order, at most N at once, and keeps nothing of work
 /// that ended: the closures capture the loads (and their operations) that submitted them.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Composition, timing and options, checked on corpus files whose structure is known
 /// (frame rectangles, disposal and transparency read from their descriptors).

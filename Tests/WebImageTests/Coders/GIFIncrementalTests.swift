@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("GIF incremental decoding", .timeLimit(.minutes(1)))
 struct GIFIncrementalTests {

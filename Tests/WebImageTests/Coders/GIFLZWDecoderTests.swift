@@ -2,6 +2,7 @@ import CGIF
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// The Swift LZW decoder on its own: ordinary files against their full decode, wide codes,
 /// and the verdicts on damaged streams.

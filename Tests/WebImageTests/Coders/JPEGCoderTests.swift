@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("JPEGCoder: the corpus, orientation, thumbnails, CMYK, encoding", .timeLimit(.minutes(3)))
 struct JPEGCoderTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("JPEGIncrementalDecoder: partial images while data arrives", .timeLimit(.minutes(3)))
 struct JPEGIncrementalTests {

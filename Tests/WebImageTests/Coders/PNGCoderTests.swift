@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("PNGCoder: PngSuite and the corpus", .timeLimit(.minutes(2)))
 struct PNGCoderTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("PNGIncrementalDecoder: partial images while loading", .timeLimit(.minutes(2)))
 struct PNGIncrementalTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Formats WebImage recognises but has no decoder for on Linux (AVIF, HEIC/HEIF, JPEG XL,
 /// SVG, PDF): sniffing names them, decoding fails with `unsupportedFormat`, never a crash.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("WebPCoder: decoding the corpus, alpha, animation, limits", .timeLimit(.minutes(2)))
 struct WebPCoderTests {

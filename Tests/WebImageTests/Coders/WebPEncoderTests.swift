@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("WebPCoder: encoding lossy, lossless and animated WebP", .timeLimit(.minutes(2)))
 struct WebPEncoderTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("WebPIncrementalDecoder: partial images while bytes arrive", .timeLimit(.minutes(2)))
 struct WebPIncrementalTests {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Synthetic images and pixel comparisons for the WebP tests.
 enum WebPSamples {

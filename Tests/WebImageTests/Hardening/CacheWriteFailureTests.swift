@@ -4,6 +4,8 @@ import Glibc
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// A cache that cannot write (a directory that is not one, a full disk) makes stores
 /// report `cacheIOFailed`, while loads still succeed from the network and leave nothing

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// A password in an image URL stays out of what WebImage shows: the manager's errors
 /// (also the failed-URL block) and the `webimage fetch` output.

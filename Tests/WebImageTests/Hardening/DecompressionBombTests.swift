@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Headers declaring far more pixels than the limit fail with `imageTooLarge` before any
 /// pixel buffer is allocated, and a process decoding them stays small.

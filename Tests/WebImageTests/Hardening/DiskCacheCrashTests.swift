@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// The disk cache survives its writer dying: a child process storing entries as fast as
 /// it can is killed with SIGKILL, and every entry left behind reads back exactly as one

@@ -2,6 +2,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// The real pipeline for fault tests: a loopback ``TestOrigin``, an ``ImageDownloader``
 /// with the given settings, an ``ImageCache`` in a fresh directory and an ``ImageManager``

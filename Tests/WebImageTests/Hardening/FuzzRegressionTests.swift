@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Replays the inputs fuzzing found (Regressions/) so the bugs they exposed stay fixed.
 @Suite("Hardening: fuzzing regressions", .timeLimit(.minutes(2)))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// The corpus rows the hardening suites feed to the decoders, and how they cut them.
 ///

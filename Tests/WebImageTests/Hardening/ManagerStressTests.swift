@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// Many loads at once through one manager: random URLs, options, thumbnail sizes and
 /// cancellations from several tasks. Every load ends exactly once, and afterwards

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Every corpus file its suite calls invalid (`fail`) or a decompression bomb (`bomb`),
 /// of any format, fails through the shared coders with a `WebImageError`; bombs with

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// Loads through the manager from a misbehaving server: each fault ends the load once with
 /// its documented code, writes nothing to either cache, leaves no transfer or operation

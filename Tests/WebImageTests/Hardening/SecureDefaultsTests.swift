@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// What WebImage does by default with URLs, redirects and cache file names, where a
 /// careless default would let a hostile server or key reach further than an image.

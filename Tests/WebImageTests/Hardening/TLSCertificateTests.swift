@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// Certificates are verified by default: an HTTPS origin with a self-signed certificate
 /// (made at test time) is refused with a coded error and leaves nothing in the cache;
@@ -28,7 +30,7 @@ struct TLSCertificateTests {
 
         // The failure was not a lasting block: a permitted retry loads and decodes.
         let loaded = try await manager.loadImage(with: url, options: [.allowInvalidSSLCertificates, .retryFailed])
-        #expect(loaded.image?.width == 32 && loaded.image?.height == 24)
+        #expect(loaded.image.width == 32 && loaded.image.height == 24)
         #expect(origin.requestCount("/a.png") == 1)
 
         await downloader.shutdown()

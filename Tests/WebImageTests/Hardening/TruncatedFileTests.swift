@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Valid corpus files cut short, as a dropped connection leaves them: each cut either
 /// decodes to a partial image flagged `isIncremental`, or fails with `badImageData`.

@@ -1,5 +1,6 @@
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("PixelBuffer: orientation and resampling")
 struct PixelBufferTests {

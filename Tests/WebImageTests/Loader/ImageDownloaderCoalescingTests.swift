@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageDownloader coalescing", .timeLimit(.minutes(1)))
 struct ImageDownloaderCoalescingTests {

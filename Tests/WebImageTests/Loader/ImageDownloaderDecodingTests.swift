@@ -2,6 +2,7 @@ import Foundation
 import NIOPosix
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageDownloader decoding", .timeLimit(.minutes(1)))
 struct ImageDownloaderDecodingTests {

@@ -3,6 +3,8 @@ import NIOCore
 import NIOPosix
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 @Suite("ImageDownloader errors", .timeLimit(.minutes(1)))
 struct ImageDownloaderErrorTests {

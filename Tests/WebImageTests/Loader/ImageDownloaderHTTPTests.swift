@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 @Suite("ImageDownloader HTTP features", .timeLimit(.minutes(1)))
 struct ImageDownloaderHTTPTests {

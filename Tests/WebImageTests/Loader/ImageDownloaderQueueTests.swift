@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 @Suite("ImageDownloader queueing", .timeLimit(.minutes(1)))
 struct ImageDownloaderQueueTests {

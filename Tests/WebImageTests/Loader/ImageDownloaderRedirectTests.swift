@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// Redirects the downloader follows itself: which statuses, relative Locations, what
 /// happens to credentials, and that limits, progress, coalescing and cancellation hold

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// `ImageLoadersManager.allowedSchemes`: each built-in scheme can be switched off, and a
 /// switched-off URL fails with invalidURL before any I/O.

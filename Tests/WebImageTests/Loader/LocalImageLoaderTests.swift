@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("file: and data: loaders, ImageLoadersManager", .timeLimit(.minutes(1)))
 struct LocalImageLoaderTests {

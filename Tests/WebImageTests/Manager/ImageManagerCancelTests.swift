@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageManager: cancelling", .timeLimit(.minutes(1)))
 struct ImageManagerCancelTests {
@@ -9,8 +10,10 @@ struct ImageManagerCancelTests {
         let f = try await ManagerFixture()
         let url = f.serve("/q.png", ManagerTestKit.png(width: 256, height: 256))
         try await f.cache.store(nil, data: ManagerTestKit.png(width: 256, height: 256), forKey: url.absoluteString, cacheType: .disk)
-        // Keep the disk queue busy so the query is surely still waiting for its read.
-        f.cache.diskCache.ioQueue.async { Thread.sleep(forTimeInterval: 0.3) }
+        // Keep every thread of the I/O pool busy so the query is surely still waiting for its read.
+        for _ in 0..<BlockingIOPool.shared.threadCount {
+            BlockingIOPool.shared.submit { Thread.sleep(forTimeInterval: 0.3) }
+        }
         let recorder = ResultRecorder()
         let operation = f.manager.loadImage(with: url, completed: recorder.record)
         operation.cancel()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageManager: cache keys, thumbnails and transformers", .timeLimit(.minutes(1)))
 struct ImageManagerDerivedKeyTests {
@@ -35,8 +36,8 @@ struct ImageManagerDerivedKeyTests {
         var context = WebImageContext()
         context.thumbnailPixelSize = thumbnail
         let result = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
-        #expect(result.image?.width == 8)
-        #expect(result.image?.height == 6)
+        #expect(result.image.width == 8)
+        #expect(result.image.height == 6)
         #expect(result.data == nil)
         #expect(await f.cache.diskImageData(forKey: url.absoluteString) == png)
         #expect(f.cache.imageFromMemory(forKey: url.absoluteString) == nil, "the original goes to disk only by default")
@@ -54,7 +55,7 @@ struct ImageManagerDerivedKeyTests {
         var context = WebImageContext()
         context.thumbnailPixelSize = thumbnail
         let result = try await f.manager.loadImage(with: url, context: context)
-        #expect(result.image?.width == 8)
+        #expect(result.image.width == 8)
         #expect(result.cacheType == .disk)
         #expect(result.data == nil)
         #expect(f.origin.requestCount("/cached.png") == 0)
@@ -69,7 +70,7 @@ struct ImageManagerDerivedKeyTests {
         var context = WebImageContext()
         context.imageTransformer = ImageResizingTransformer(size: PixelSize(width: 10, height: 10), mode: .fill)
         let first = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
-        #expect(first.image?.width == 10)
+        #expect(first.image.width == 10)
         #expect(first.data == nil)
         let key = try #require(first.cacheKey)
         #expect(key != url.absoluteString)
@@ -78,7 +79,7 @@ struct ImageManagerDerivedKeyTests {
         f.cache.clearMemory()
         await f.cache.removeImage(forKey: key, fromDisk: true)
         let second = try await f.manager.loadImage(with: url, context: context)
-        #expect(second.image?.width == 10)
+        #expect(second.image.width == 10)
         #expect(second.cacheType == .disk)
         #expect(f.origin.requestCount("/t.png") == 1)
 
@@ -94,7 +95,7 @@ struct ImageManagerDerivedKeyTests {
         let delegate = Replacer()
         f.manager.delegate = delegate
         let result = try await f.manager.loadImage(with: url)
-        #expect(result.image?.width == 2)
+        #expect(result.image.width == 2)
         #expect(result.data == nil)
         withExtendedLifetime(delegate) {}
         await f.shutdown()

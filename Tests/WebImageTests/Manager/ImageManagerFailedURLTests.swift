@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageManager: the failed-URL block list", .timeLimit(.minutes(1)))
 struct ImageManagerFailedURLTests {

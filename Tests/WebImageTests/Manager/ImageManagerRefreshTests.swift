@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 @Suite("ImageManager: refreshCached revalidates with stored validators", .timeLimit(.minutes(1)))
 struct ImageManagerRefreshTests {

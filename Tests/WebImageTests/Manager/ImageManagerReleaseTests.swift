@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// Nothing keeps a load's operation alive once its last result was delivered and the
 /// work it started (disk writes included) is done.

@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// A manager wired to real parts: a loopback ``TestOrigin``, a new ``ImageDownloader``
 /// and an ``ImageCache`` in a fresh temporary directory. Always `await shutdown()`.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The shared test corpus (`../shared/corpus` beside the package, or `$WEBIMAGE_CORPUS`)
+/// The test corpus (`Tests/Fixtures/corpus` in the repository, or `$WEBIMAGE_CORPUS`)
 /// and its MANIFEST.tsv.
 enum Corpus {
     /// One MANIFEST.tsv row.
@@ -30,7 +30,7 @@ enum Corpus {
         if let env = ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"], !env.isEmpty {
             return URL(fileURLWithPath: env)
         }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        return packageRoot.appendingPathComponent("Tests/Fixtures/corpus")
     }()
 
     /// All rows; empty (and the tests using it fail) when the corpus is missing.

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 @testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// Records what one caller of an ``ImageLoader`` receives, and lets a test await the
 /// final result.

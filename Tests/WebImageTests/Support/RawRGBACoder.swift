@@ -1,5 +1,6 @@
 import Foundation
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// A test double for the coder seam: raw RGBA frames behind a magic header.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// A test double for the real coders: a trivial raw RGBA format, `WIRAW` + width and
 /// height (UInt32 big-endian) + the pixels, top row first.

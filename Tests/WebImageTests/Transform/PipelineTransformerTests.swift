@@ -1,5 +1,6 @@
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImagePipelineTransformer and transformer keys", .timeLimit(.minutes(1)))
 struct PipelineTransformerTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 @Suite("ImageRotationTransformer", .timeLimit(.minutes(1)))
 struct RotationTransformerTests {

@@ -1,4 +1,5 @@
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// Synthetic images for transformer tests; no codecs involved.
 enum TransformTestImages {

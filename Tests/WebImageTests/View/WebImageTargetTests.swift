@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCodecs
 
 /// A target recording every image it was given, in order.
 final class RecordingTarget: WebImageTarget {

@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs blocking work (decoding, encoding) off the caller's thread, at most N at a time.
+///
+/// Decoding is where the time and memory go, so the downloader and the cache send it
+/// here: it never runs on a NIO event loop or ties up Swift's cooperative pool, and the
+/// limit bounds how many full-size pixel buffers exist at once. Work waiting for a
+/// slot starts in submission order.
+public final class DecodeQueue: Sendable {
+    /// The shared queue: as many concurrent decodes as there are active processors.
+    public static let shared = DecodeQueue(maxConcurrent: ProcessInfo.processInfo.activeProcessorCount)
+
+    /// The most work items that run at once.
+    public let maxConcurrent: Int
+    private let queue: DispatchQueue
+
+    private struct Item {
+        var id: UInt64
+        var work: @Sendable () -> Void
+        var cancelled: @Sendable () -> Void
+    }
+    private struct State {
+        var running = 0
+        var nextID: UInt64 = 0
+        /// Work waiting for a slot, from `head` on. A slot is emptied when its work is
+        /// taken: the closures capture whole loads, which must not outlive their work.
+        var waiting: [Item?] = []
+        var head = 0
+    }
+    private let state = Mutex(State())
+
+    /// Creates a queue running at most `maxConcurrent` (at least 1) items at once.
+    public init(maxConcurrent: Int, label: String = "WebImage.decode") {
+        self.maxConcurrent = max(1, maxConcurrent)
+        queue = DispatchQueue(label: label, qos: .userInitiated, attributes: .concurrent)
+    }
+
+    /// Number of items running now.
+    public var runningCount: Int { state.withLock { $0.running } }
+
+    /// Runs `work` on the queue's threads when a slot is free and returns its result.
+    ///
+    /// If the task is cancelled while waiting for a slot, the work never runs and this
+    /// throws ``WebImageError/Code/cancelled``. Work that has started runs to the end.
+    public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        if Task.isCancelled { throw WebImageError.cancelled() }
+        let slot = CancellationSlot()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let id = submit {
+                    continuation.resume(with: Result { try work() })
+                } cancelled: {
+                    continuation.resume(throwing: WebImageError.cancelled())
+                }
+                slot.set { self.cancel(id) }
+            }
+        } onCancel: {
+            slot.cancel()
+        }
+    }
+
+    /// Queues `work`; it runs on the queue's threads when a slot is free.
+    ///
+    /// - Returns: an id for ``cancel(_:)``, which runs `cancelled` instead of `work`
+    ///   if the work has not started yet.
+    @discardableResult
+    public func submit(
+        _ work: @escaping @Sendable () -> Void,
+        cancelled: @escaping @Sendable () -> Void = {}
+    ) -> UInt64 {
+        let (id, startNow) = state.withLock { s -> (UInt64, Bool) in
+            s.nextID += 1
+            if s.running < maxConcurrent {
+                s.running += 1
+                return (s.nextID, true)
+            }
+            s.waiting.append(Item(id: s.nextID, work: work, cancelled: cancelled))
+            return (s.nextID, false)
+        }
+        if startNow { start(work) }
+        return id
+    }
+
+    /// Withdraws queued work that has not started; its `cancelled` closure runs instead.
+    public func cancel(_ id: UInt64) {
+        let removed = state.withLock { s -> Item? in
+            guard let index = s.waiting[s.head...].firstIndex(where: { $0?.id == id }) else { return nil }
+            return s.waiting.remove(at: index)
+        }
+        removed?.cancelled()
+    }
+
+    private func start(_ work: @escaping @Sendable () -> Void) {
+        queue.async {
+            work()
+            self.finished()
+        }
+    }
+
+    private func finished() {
+        let next = state.withLock { s -> Item? in
+            guard s.head < s.waiting.count else {
+                s.running -= 1
+                return nil
+            }
+            let item = s.waiting[s.head]
+            s.waiting[s.head] = nil
+            s.head += 1
+            // Drop the emptied slots now and then so the array does not grow without bound.
+            if s.head == s.waiting.count {
+                s.waiting.removeAll(keepingCapacity: true)
+                s.head = 0
+            } else if s.head > 64 && s.head * 2 > s.waiting.count {
+                s.waiting.removeFirst(s.head)
+                s.head = 0
+            }
+            return item
+        }
+        if let next { start(next.work) }
+    }
+}

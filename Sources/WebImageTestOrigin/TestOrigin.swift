@@ -1,0 +1,294 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A real HTTP/1.1 server on 127.0.0.1 (an OS-chosen port) inside the calling process:
+/// the one origin of the tests and of `webimage demo`, so neither needs a network;
+/// with `start(tls: true)` it speaks HTTPS with a self-signed certificate made for it
+/// (``SelfSignedCertificate``), which a verifying client must refuse.
+///
+/// Tests register routes (a fixed ``Response`` or a handler that sees the request),
+/// load `origin.url("/path")`, and read per-path request counts. Responses can be
+/// delayed, dripped, sent chunked with pauses, cut off mid-body, declare a wrong
+/// Content-Length, answer 304 to a matching validator, or require Basic auth.
+/// Unknown paths get 404; `HEAD` gets the headers without the body. Always
+/// `await origin.shutdown()` at the end.
+///
+/// Threads: connections are served by tasks on NIO's singleton event loop group; route
+/// handlers run on those tasks and must not block.
+///
+/// ```swift
+/// let origin = try await TestOrigin.start()
+/// origin.route("/a.png", .init(body: pngBytes, contentType: "image/png"))
+/// … load origin.url("/a.png") …
+/// #expect(origin.requestCount("/a.png") == 1)
+/// await origin.shutdown()
+/// ```
+public final class TestOrigin: Sendable {
+    /// A request as the handler sees it.
+    public struct Request: Sendable {
+        public var method: String
+        /// The path without the query.
+        public var path: String
+        public var query: String?
+        /// Header names lowercased; repeated headers joined with ", ".
+        public var headers: [String: String]
+    }
+
+    /// How the body goes out.
+    public enum Delivery: Sendable {
+        /// All at once with its Content-Length.
+        case whole
+        /// In `pieces` chunks of the chunked encoding (no Content-Length), pausing between.
+        case chunked(pieces: Int, pause: Duration)
+        /// With its Content-Length, `bytes` at a time, pausing between.
+        case drip(bytes: Int, every: Duration)
+        /// With its full Content-Length, but the connection closes after `bytes` bytes.
+        case closeAfter(bytes: Int)
+    }
+
+    /// What a route answers.
+    public struct Response: Sendable {
+        public var status = 200
+        public var headers: [(String, String)] = []
+        public var body: [UInt8] = []
+        public var contentType: String?
+        /// Wait before sending anything.
+        public var delay: Duration = .zero
+        public var delivery = Delivery.whole
+        /// Declare this Content-Length instead of the body's; when larger than the body,
+        /// the connection closes after the body.
+        public var declaredLength: Int?
+        /// Sent as `ETag`; a request whose `If-None-Match` equals it gets 304.
+        public var etag: String?
+        /// Required Basic credentials; other requests get 401.
+        public var basicAuth: (user: String, password: String)?
+
+        public init(
+            status: Int = 200, body: [UInt8] = [], contentType: String? = nil, headers: [(String, String)] = [],
+            delay: Duration = .zero, delivery: Delivery = .whole
+        ) {
+            self.status = status
+            self.body = body
+            self.contentType = contentType
+            self.headers = headers
+            self.delay = delay
+            self.delivery = delivery
+        }
+
+        /// A redirect to `location` (absolute or relative).
+        public static func redirect(to location: String, status: Int = 302) -> Response {
+            Response(status: status, headers: [("Location", location)])
+        }
+
+        /// A plain-text status page.
+        public static func status(_ status: Int) -> Response {
+            Response(status: status, body: Array("status \(status)".utf8), contentType: "text/plain")
+        }
+    }
+
+    public typealias Handler = @Sendable (Request) -> Response
+
+    private struct State {
+        var routes: [String: Handler] = [:]
+        var counts: [String: Int] = [:]
+        var log: [String] = []
+        var bytesSent = 0
+        var connections: [ObjectIdentifier: any Channel] = [:]
+    }
+    private let state = Mutex(State())
+    private let serverChannel: any Channel
+    private let serverTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    /// The port the server listens on.
+    public let port: Int
+    /// Whether it speaks HTTPS.
+    public let isTLS: Bool
+    /// `http://127.0.0.1:<port>`, or `https://…` for a TLS origin.
+    public var baseURL: URL { URL(string: "\(isTLS ? "https" : "http")://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+
+    /// Starts a server on 127.0.0.1 with an OS-chosen port; HTTPS with a fresh
+    /// self-signed certificate when `tls` is true.
+    public static func start(tls: Bool = false) async throws -> TestOrigin {
+        let sslContext = tls ? try SelfSignedCertificate.serverContext() : nil
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { child in
+                child.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
+                    try child.pipeline.syncOperations.configureHTTPServerPipeline()
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: child)
+                }
+            }
+        let origin = TestOrigin(channel: channel.channel, port: channel.channel.localAddress?.port ?? 0, isTLS: tls)
+        let task = Task {
+            _ = try? await channel.executeThenClose { inbound in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in inbound {
+                        group.addTask { await origin.serve(connection) }
+                    }
+                }
+            }
+        }
+        origin.serverTask.withLock { $0 = task }
+        return origin
+    }
+
+    private init(channel: any Channel, port: Int, isTLS: Bool) {
+        serverChannel = channel
+        self.port = port
+        self.isTLS = isTLS
+    }
+
+    /// The URL of `path` on this server.
+    public func url(_ path: String) -> URL { baseURL.appendingPathComponent(path.hasPrefix("/") ? String(path.dropFirst()) : path) }
+
+    /// Answers `path` with `response` every time.
+    public func route(_ path: String, _ response: Response) {
+        route(path) { _ in response }
+    }
+
+    /// Answers `path` with whatever `handler` returns for each request.
+    public func route(_ path: String, handler: @escaping Handler) {
+        state.withLock { $0.routes[path] = handler }
+    }
+
+    /// How many requests arrived for `path`.
+    public func requestCount(_ path: String) -> Int { state.withLock { $0.counts[path] ?? 0 } }
+
+    /// Requests received for all paths so far.
+    public var totalRequests: Int { state.withLock { $0.counts.values.reduce(0, +) } }
+
+    /// Body bytes written so far.
+    public var bytesSent: Int { state.withLock { $0.bytesSent } }
+
+    /// Every request's path, in order of arrival.
+    public var requestLog: [String] { state.withLock { $0.log } }
+
+    /// Stops listening, closes open connections and waits for the server to end.
+    public func shutdown() async {
+        try? await serverChannel.close()
+        for connection in state.withLock({ Array($0.connections.values) }) { try? await connection.close() }
+        // Cancelling also ends handlers still sleeping in a delay or drip.
+        let task = serverTask.withLock { $0 }
+        task?.cancel()
+        await task?.value
+    }
+
+    // MARK: Serving
+
+    private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        let id = ObjectIdentifier(connection.channel)
+        state.withLock { $0.connections[id] = connection.channel }
+        defer { state.withLock { _ = $0.connections.removeValue(forKey: id) } }
+        try? await connection.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            for try await part in inbound {
+                switch part {
+                case .head(let h): head = h
+                case .body: break
+                case .end:
+                    guard let h = head else { return }
+                    head = nil
+                    if try await respond(to: h, outbound) == false { return }
+                }
+            }
+        }
+    }
+
+    /// Writes one response; `false` when the connection must close afterwards.
+    private func respond(
+        to head: HTTPRequestHead, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws -> Bool {
+        let parts = head.uri.split(separator: "?", maxSplits: 1).map(String.init)
+        let path = parts.first ?? "/"
+        var headers: [String: String] = [:]
+        for (name, value) in head.headers {
+            let key = name.lowercased()
+            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+        }
+        let request = Request(method: "\(head.method)", path: path, query: parts.count > 1 ? parts[1] : nil, headers: headers)
+        let handler = state.withLock { s -> Handler? in
+            s.counts[path, default: 0] += 1
+            s.log.append(path)
+            return s.routes[path]
+        }
+        var response = handler?(request) ?? .status(404)
+        if response.delay > .zero { try await Task.sleep(for: response.delay) }
+        if let auth = response.basicAuth {
+            let expected = "Basic " + Data("\(auth.user):\(auth.password)".utf8).base64EncodedString()
+            if headers["authorization"] != expected {
+                response = .status(401)
+                response.headers = [("WWW-Authenticate", "Basic realm=\"test\"")]
+            }
+        }
+        if let etag = response.etag {
+            if headers["if-none-match"] == etag {
+                response = Response(status: 304, headers: [("ETag", etag)])
+            } else {
+                response.headers.append(("ETag", etag))
+            }
+        }
+        return try await write(response, isHead: head.method == .HEAD, out)
+    }
+
+    private func write(_ r: Response, isHead: Bool, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws -> Bool {
+        var headers = HTTPHeaders(r.headers)
+        if let type = r.contentType { headers.add(name: "Content-Type", value: type) }
+        let hasBody = r.status != 304 && r.status != 204 && !isHead
+        switch r.delivery {
+        case .chunked: break
+        default:
+            if hasBody || (isHead && r.status != 304 && r.status != 204) {
+                headers.add(name: "Content-Length", value: "\(r.declaredLength ?? r.body.count)")
+            }
+        }
+        try await out.write(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: r.status), headers: headers)))
+        guard hasBody else {
+            try await out.write(.end(nil))
+            return true
+        }
+        switch r.delivery {
+        case .whole:
+            if !r.body.isEmpty { try await sendBody(r.body[...], out) }
+        case .chunked(let pieces, let pause):
+            let size = max(1, (r.body.count + max(1, pieces) - 1) / max(1, pieces))
+            try await send(r.body, size: size, pause: pause, out)
+        case .drip(let bytes, let every):
+            try await send(r.body, size: max(1, bytes), pause: every, out)
+        case .closeAfter(let bytes):
+            try await sendBody(r.body.prefix(bytes), out)
+            try await Task.sleep(for: .milliseconds(50))
+            return false
+        }
+        if let declared = r.declaredLength, declared > r.body.count {
+            try await Task.sleep(for: .milliseconds(50))
+            return false
+        }
+        try await out.write(.end(nil))
+        return true
+    }
+
+    private func send(
+        _ body: [UInt8], size: Int, pause: Duration, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
+        var offset = 0
+        while offset < body.count {
+            let end = min(body.count, offset + size)
+            try await sendBody(body[offset..<end], out)
+            offset = end
+            if offset < body.count { try await Task.sleep(for: pause) }
+        }
+    }
+
+    private func sendBody(_ bytes: ArraySlice<UInt8>, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+        try await out.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
+        state.withLock { $0.bytesSent += bytes.count }
+    }
+}
