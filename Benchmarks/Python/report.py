@@ -137,11 +137,11 @@ What each row measures:
   evicted) against a `Mutex<[String: DecodedImage]>` doing the same operations
   on 1024 URL keys, on 1 and 2 threads; the rate row is gets per second on one thread.
 - disk cache hit: per-hit time of `await DiskCache.data(forKey:)` for a ~50 KB
-  entry (key to file name, open + fstat + read + close on the calling thread;
-  the data only, no decoding) against
+  entry (key to file name, then open + fstat + read + close on a thread of the
+  blocking-I/O pool while the task waits; the data only, no decoding) against
   open + fstat + read() + close of the same file on the calling thread.
-- manager memory hit: per-load time of `await ImageManager.loadImage(with:)`
-  answered from the memory cache.
+- manager memory hit: per-load time of `await ImageManager.loadImage(with:)` with
+  default options, answered from the memory cache (on the calling task, no queue hop).
 - network: 1000 distinct ~50 KB JPEGs from a private nginx on 127.0.0.1, 16 at
   once, cold cache, three rows: transfer only, ours through a new
   `ImageDownloader` with `.avoidDecodeImage` (16 concurrent transfers, all 1000

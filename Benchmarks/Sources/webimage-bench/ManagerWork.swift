@@ -4,12 +4,11 @@ import WebImage
 /// The manager modes: a load answered from the memory cache, through the whole
 /// `ImageManager` pipeline (cache key, failed-URL check, memory query, delivery).
 enum ManagerWork {
-    /// `ops` sequential `ImageManager.loadImage(with:options:)` calls (the `async` form)
-    /// of one URL whose image is already in the manager's memory cache, with
-    /// `.queryMemorySync`: the hit is answered on the calling thread, as SDWebImage answers
-    /// memory hits (without it every load hops to the cache's and the manager's queues). The
-    /// cache's disk directory is a fresh temporary one, removed afterwards; the loader is
-    /// never asked (a miss fails the run).
+    /// `ops` sequential `ImageManager.loadImage(with:)` calls (the `async` form, default
+    /// options) of one URL whose image is already in the manager's memory cache: the
+    /// async API answers a memory hit on the calling task, with no queue hop. The cache's
+    /// disk directory is a fresh temporary one, removed afterwards; the loader is never
+    /// asked (a miss fails the run).
     static func memoryHit(ops: Int, iterations: Int, warmup: Int) throws -> BenchReport {
         guard let url = URL(string: "http://127.0.0.1:9/images/hit.jpg") else { throw UsageError("bad URL") }
         let directory = FileManager.default.temporaryDirectory
@@ -25,7 +24,7 @@ enum ManagerWork {
             do {
                 let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
                     for _ in 0..<ops {
-                        let result = try await manager.loadImage(with: url, options: [.queryMemorySync])
+                        let result = try await manager.loadImage(with: url)
                         guard result.cacheType == .memory else { throw UsageError("the load missed the memory cache") }
                     }
                 }
@@ -63,8 +62,7 @@ enum ManagerWork {
                         for url in urls {
                             group.addTask {
                                 let result = try await manager.loadImage(with: url)
-                                guard let image = result.image else { throw UsageError("no image for \(url)") }
-                                return image.width * image.height
+                                return result.image.width * result.image.height
                             }
                         }
                         return try await group.reduce(0, +)

@@ -21,6 +21,7 @@ extension ImageCache {
         if !options.contains(.queryDiskOnly), config.shouldCacheImagesInMemory,
            var image = memoryCache.value(forKey: memoryKey) {
             if options.contains(.decodeFirstFrameOnly) { image = image.firstFrame }
+            WebImageMetrics.memoryHits.increment()
             let hit = ImageCacheQueryResult(image: image, cacheType: .memory)
             guard options.contains(.queryMemoryData), config.shouldUseDisk else {
                 operation.finish(with: .success(hit), synchronously: inline)
@@ -40,6 +41,7 @@ extension ImageCache {
             return operation
         }
         guard !options.contains(.queryMemoryOnly), config.shouldUseDisk else {
+            WebImageMetrics.misses.increment()
             operation.finish(with: .success(.miss), synchronously: inline)
             return operation
         }
@@ -48,12 +50,14 @@ extension ImageCache {
         if sync {
             let data = diskCache.readDataSync(forKey: key)
             let result = data.map { decodeDiskHit($0, key: key, memoryKey: memoryKey, options: decodeOptions) } ?? .miss
+            if data == nil { WebImageMetrics.misses.increment() }
             operation.finish(with: .success(result), synchronously: true)
             return operation
         }
         diskCache.data(forKey: key) { [self] data in
             guard !operation.isCancelled else { return }
             guard let data else {
+                WebImageMetrics.misses.increment()
                 operation.finish(with: .success(.miss))
                 return
             }
@@ -72,13 +76,17 @@ extension ImageCache {
         _ data: Data, key: String, memoryKey: String, options: ImageDecodeOptions
     ) -> ImageCacheQueryResult {
         do {
-            let image = try config.coders.decode(data, options: options)
+            let image = try WebImageMetrics.time(WebImageMetrics.decodeDuration) {
+                try config.coders.decode(data, options: options)
+            }
             if config.shouldCacheImagesInMemory && !options.firstFrameOnly {
                 memoryCache.setValue(image, forKey: memoryKey, cost: image.cost)
             }
+            WebImageMetrics.diskHits.increment()
             return ImageCacheQueryResult(image: image, data: data, cacheType: .disk)
         } catch {
             discardUndecodable(error, forKey: key)
+            WebImageMetrics.misses.increment()
             return .miss
         }
     }

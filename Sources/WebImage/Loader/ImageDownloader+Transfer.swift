@@ -13,7 +13,9 @@ extension ImageDownloader {
     /// Runs one transfer from the queue to its last callback. Runs on its own task.
     func run(_ transfer: DownloadTransfer) async {
         emit(.started(transfer.url))
+        let start = ContinuousClock.now
         let outcome = await fetchWithinDeadline(transfer)
+        WebImageMetrics.record(WebImageMetrics.downloadDuration, since: start)
         state.withLock { s in
             s.running -= 1
             startQueued(&s)
@@ -184,6 +186,7 @@ extension ImageDownloader {
                     throw WebImageError(.responseTooLarge, "The response is larger than the limit of \(limit) bytes")
                 }
                 data.append(contentsOf: chunk.readableBytesView)
+                WebImageMetrics.downloadBytes.increment(by: Int64(chunk.readableBytes))
                 transfer.reportProgress(received: data.count, expected: expected, interval: interval, force: false)
                 startPartialDecode(transfer, data: data, http: info)
             }
@@ -237,7 +240,9 @@ extension ImageDownloader {
         _ data: Data, options: ImageDecodeOptions, coder: any ImageCoder
     ) async -> Result<DecodedImage?, WebImageError> {
         do {
-            let image = try await config.decodeQueue.run { try coder.decode(data, options: options) }
+            let image = try await config.decodeQueue.run {
+                try WebImageMetrics.time(WebImageMetrics.decodeDuration) { try coder.decode(data, options: options) }
+            }
             return .success(image)
         } catch let error as WebImageError {
             return .failure(error)

@@ -20,6 +20,7 @@ import Synchronization
 /// - **Callbacks** run on the request's callback queue, else the config's, else a
 ///   serial queue of this downloader. Decoding runs on ``DownloaderConfig/decodeQueue``.
 /// - **Lifecycle**: call ``shutdown()`` when done (or use ``withDownloader(config:isolation:_:)``);
+///   a downloader that started a transfer and is released without it asserts in debug builds;
 ///   ``shared`` lives for the whole process and ignores it.
 public final class ImageDownloader: ImageLoader {
     /// The shared downloader with the default configuration. It is never shut down.
@@ -44,6 +45,8 @@ public final class ImageDownloader: ImageLoader {
         var tasks: [UInt64: Task<Void, Never>] = [:]
         var isSuspended = false
         var isShutDown = false
+        /// Whether any transfer ever started (and so may have opened connections).
+        var hasStarted = false
         var nextID: UInt64 = 0
     }
     let state = Mutex(State())
@@ -66,7 +69,11 @@ public final class ImageDownloader: ImageLoader {
     }
 
     deinit {
-        // Safety net only: the client must not be dropped while running.
+        // As with AsyncHTTPClient's client, dropping a downloader that made connections
+        // without shutdown() is a bug: debug builds stop here to say so; release builds
+        // close the clients in the background.
+        assert(isShared || state.withLock { !$0.hasStarted || $0.isShutDown },
+               "ImageDownloader released without shutdown(): call `await downloader.shutdown()` or use withDownloader")
         clients.shutdownDetached()
     }
 
@@ -199,11 +206,14 @@ public final class ImageDownloader: ImageLoader {
         while !s.isSuspended, s.running < config.maxConcurrentDownloads,
               let transfer = s.queue.popNext(order: config.executionOrder) {
             guard transfer.markRunning() else { continue }
+            s.hasStarted = true
             let task = Task { await self.run(transfer) }
             if !transfer.setTask(task) { task.cancel() }
             s.running += 1
             s.tasks[transfer.id] = task
         }
+        WebImageMetrics.downloadsInFlight.record(s.running)
+        WebImageMetrics.downloadQueueLength.record(s.queue.count)
     }
 
     /// One caller's token was cancelled.

@@ -71,6 +71,7 @@ public final class CombinedOperation: Sendable {
             return (handler, s.cacheOperation, s.loaderToken, s.onEnd)
         }
         guard let (handler, cacheOperation, loaderToken, onEnd) = taken else { return }
+        WebImageMetrics.countFailure(.cancelled)
         cacheOperation?.cancel()
         loaderToken?.cancel()
         onEnd?()
@@ -111,8 +112,8 @@ public final class CombinedOperation: Sendable {
 
     /// Delivers `result` unless the load already ended; with `isLast` the load ends.
     ///
-    /// - Parameter inline: call the handler on this thread, which must be the callback
-    ///   queue or the thread that asked for a synchronous memory hit.
+    /// - Parameter inline: call the handler on this thread, which must be the thread that
+    ///   asked for a synchronous cache hit; otherwise it runs on the callback queue.
     func deliver(_ result: ImageLoadResult?, isLast: Bool, inline: Bool) {
         let taken = state.withLock { s -> (Handler, (@Sendable () -> Void)?)? in
             guard let handler = s.handler else { return nil }
@@ -126,6 +127,7 @@ public final class CombinedOperation: Sendable {
             return (handler, s.onEnd)
         }
         guard let (handler, onEnd) = taken else { return }
+        if isLast, let error = result?.error { WebImageMetrics.countFailure(error.code) }
         onEnd?()
         if inline {
             handler(result, isLast)

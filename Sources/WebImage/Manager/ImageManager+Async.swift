@@ -86,7 +86,8 @@ extension ImageManager {
         else { return nil }
         if Task.isCancelled { throw WebImageError.cancelled("The image load was cancelled") }
         if !options.contains(.retryFailed), failedURLs.contains(url) { return nil }
-        if options.contains(.decodeFirstFrameOnly) && image.isAnimated { image = image.firstFrame }
+        if options.contains(.decodeFirstFrameOnly) { image = image.firstFrame }
+        WebImageMetrics.memoryHits.increment()
         return ImageResponse(image: image, url: url, cacheType: .memory, cacheKey: key)
     }
 }

@@ -19,15 +19,15 @@ extension ImageManager {
         if load.options.contains(.fromCacheOnly) {
             if cached == nil {
                 let error = WebImageError(.notInCache, "\(load.url.redactedForLog) is not in the cache (fromCacheOnly)")
-                load.operation.deliver(load.failure(error), isLast: true, inline: true)
+                load.operation.deliver(load.failure(error), isLast: true, inline: false)
             } else {
-                load.operation.deliver(nil, isLast: true, inline: true)
+                load.operation.deliver(nil, isLast: true, inline: false)
             }
             return
         }
         guard delegate?.shouldDownloadImage(for: load.url) ?? true else {
             let result = cached == nil ? load.result(image: nil, data: nil, cacheType: .none) : nil
-            load.operation.deliver(result, isLast: true, inline: true)
+            load.operation.deliver(result, isLast: true, inline: false)
             return
         }
         guard cached != nil else {
@@ -61,7 +61,7 @@ extension ImageManager {
             // Partial images are shown, never stored; a refresh keeps the cached image until the new one is whole.
             guard load.options.contains(.progressiveLoad), !isRevalidation, let image = response.image else { return }
             let partial = load.result(image: image, data: nil, cacheType: .none, isFinished: false)
-            load.operation.deliver(partial, isLast: false, inline: true)
+            load.operation.deliver(partial, isLast: false, inline: false)
         case .success(let response):
             if load.options.contains(.retryFailed) { failedURLs.remove(load.url) }
             let download = Download(
@@ -75,13 +75,13 @@ extension ImageManager {
                 if error.code != .cancelled {
                     Self.logger.debug("Revalidating \(load.url.redactedForLog) failed: \(error)")
                 }
-                load.operation.deliver(error.code == .cancelled ? load.failure(error) : nil, isLast: true, inline: true)
+                load.operation.deliver(error.code == .cancelled ? load.failure(error) : nil, isLast: true, inline: false)
             }
         case .failure(let error):
             if error.code != .cancelled, error.code != .cacheNotModified, shouldBlock(load, error) {
                 failedURLs.insert(load.url)
             }
-            load.operation.deliver(load.failure(error), isLast: true, inline: true)
+            load.operation.deliver(load.failure(error), isLast: true, inline: false)
         }
     }
 

@@ -15,12 +15,15 @@ extension ImageManager {
         if load.isDerived { options.subtract([.queryMemoryData, .queryMemoryDataSync]) }
         let context = load.context.cacheContext(options: load.options, queue: load.queue, thumbnail: false)
         let hasReturned = Mutex(false)
+        let caller = pthread_self()
         let operation = load.cache.queryImage(forKey: key, options: options, context: context) { [self] result in
-            // Before `queryImage` returned, this is the caller's thread (queryMemorySync, queryDiskDataSync).
-            let inline = !hasReturned.withLock { $0 }
+            // On the caller's thread before `queryImage` returned: a synchronous hit
+            // (queryMemorySync, queryDiskDataSync). Other completions run on the pipeline
+            // queue, possibly before the caller got to set `hasReturned`.
+            let inline = pthread_equal(pthread_self(), caller) != 0 && !hasReturned.withLock { $0 }
             switch result {
             case .failure(let error):
-                load.operation.deliver(load.failure(error), isLast: true, inline: true)
+                load.operation.deliver(load.failure(error), isLast: true, inline: inline)
             case .success(let hit) where hit.image != nil:
                 deliverHit(load, hit, inline: inline)
             case .success:
@@ -64,7 +67,7 @@ extension ImageManager {
         let operation = load.cache.queryImage(forKey: originalKey, options: options, context: context) { [self] result in
             switch result {
             case .failure(let error):
-                load.operation.deliver(load.failure(error), isLast: true, inline: true)
+                load.operation.deliver(load.failure(error), isLast: true, inline: false)
             case .success(let hit):
                 guard let image = hit.image else {
                     download(load, cached: nil)

@@ -32,11 +32,11 @@ extension ImageManager {
     /// age-based expiry starts over), then ends the load without a second callback.
     func touchOriginal(_ load: ManagedLoad) {
         guard let key = load.validatorKey else {
-            load.operation.deliver(nil, isLast: true, inline: true)
+            load.operation.deliver(nil, isLast: true, inline: false)
             return
         }
         load.cache.diskData(forKey: key) { _ in
-            load.queue.async { load.operation.deliver(nil, isLast: true, inline: true) }
+            load.queue.async { load.operation.deliver(nil, isLast: true, inline: false) }
         }
     }
 }

@@ -3,8 +3,20 @@ import Foundation
 
 /// The last stages: transform, store, deliver.
 extension ImageManager {
-    /// Transforms `image` (on ``DecodeQueue/shared`` when there is anything to do),
-    /// stores what the load's context says, and delivers the final result.
+    /// What the user hooks made of a finished image: the image to deliver and store, and
+    /// the bytes to write for it on disk.
+    private struct Finished: Sendable {
+        var image: DecodedImage?
+        /// The delegate replaced the image, so the downloaded data no longer matches it.
+        var isReplaced = false
+        /// The disk bytes of the result: the downloaded data, the serializer's answer, or
+        /// `nil` (derived images are re-encoded by the cache).
+        var diskData: Data?
+    }
+
+    /// Runs the user hooks that apply (the delegate's `transformDownloadedImage`, the
+    /// transformer, the cache serializer) on ``DecodeQueue/shared``, never on the
+    /// pipeline's queue, then stores what the load's context says and delivers.
     ///
     /// - Parameter download: what the loader brought; `nil` when `image` came from the
     ///   original's cache entry (nothing new to store for the original then).
@@ -13,42 +25,44 @@ extension ImageManager {
     ) {
         guard !load.operation.isFinished else { return }
         let hook = download != nil ? delegate : nil
-        guard let image, hook != nil || load.transformer != nil else {
-            store(load, image: image, data: data, cacheType: cacheType, isReplaced: false, download: download)
+        let serializer = download != nil && !load.isDerived ? load.context.cacheSerializer ?? cacheSerializer : nil
+        let plain = Finished(image: image, diskData: load.isDerived ? nil : data)
+        guard let image, hook != nil || load.transformer != nil || serializer != nil else {
+            store(load, plain, data: data, cacheType: cacheType, download: download)
             return
         }
         DecodeQueue.shared.submit { [self] in
             guard !load.operation.isFinished else { return }
-            var output = image
-            var isReplaced = false
+            var finished = plain
             if let replaced = hook?.transformDownloadedImage(image, for: load.url) {
-                output = replaced
-                isReplaced = true
+                finished = Finished(image: replaced, isReplaced: true, diskData: nil)
             }
-            if let transformer = load.transformer {
+            if let transformer = load.transformer, let input = finished.image {
                 let transformed = ImageTransformers.apply(
-                    transformer, to: output, forKey: load.sourceKey ?? "",
+                    transformer, to: input, forKey: load.sourceKey ?? "",
                     transformAnimatedImage: load.options.contains(.transformAnimatedImage))
                 if let transformed {
-                    output = transformed
+                    finished.image = transformed
                 } else {
                     Self.logger.debug("\(transformer.transformerKey) could not transform \(load.url.redactedForLog)")
                 }
             }
-            let (finalImage, replaced) = (output, isReplaced)
-            load.queue.async {
-                self.store(load, image: finalImage, data: data, cacheType: cacheType, isReplaced: replaced, download: download)
+            if let serializer, !finished.isReplaced, let output = finished.image {
+                finished.diskData = serializer(output, data, load.url)
             }
+            let result = finished
+            load.queue.async { self.store(load, result, data: data, cacheType: cacheType, download: download) }
         } cancelled: {}
     }
 
     /// Stores the downloaded original (for derived results) and the result, then
     /// delivers; with ``WebImageOptions/waitStoreCache`` only once the writes are done.
+    /// Runs on the pipeline's queue.
     private func store(
-        _ load: ManagedLoad, image: DecodedImage?, data: Data?, cacheType: ImageCacheType, isReplaced: Bool,
-        download: Download?
+        _ load: ManagedLoad, _ finished: Finished, data: Data?, cacheType: ImageCacheType, download: Download?
     ) {
-        let result = load.result(image: image, data: isReplaced ? nil : data, cacheType: cacheType, http: download?.http)
+        let result = load.result(
+            image: finished.image, data: finished.isReplaced ? nil : data, cacheType: cacheType, http: download?.http)
         let writes = DispatchGroup()
         if let key = load.key {
             if let download, load.isDerived, let originalKey = load.originalKey {
@@ -59,22 +73,17 @@ extension ImageManager {
                       cacheType: load.context.originalStoreCacheType, validators: download.validators, group: writes)
             }
             if download != nil || load.isDerived {
-                let serializer = load.context.cacheSerializer ?? cacheSerializer
-                var diskData = load.isDerived || isReplaced ? nil : data
-                if let serializer, let image, !load.isDerived, !isReplaced {
-                    diskData = serializer(image, data, load.url)
-                }
                 let validators = load.isDerived ? nil : download?.validators
-                write(load, image: image, data: diskData, key: key,
+                write(load, image: finished.image, data: finished.diskData, key: key,
                       cacheType: load.context.storeCacheType, validators: validators, group: writes)
             }
         }
         guard load.options.contains(.waitStoreCache) else {
-            load.operation.deliver(result, isLast: true, inline: true)
+            load.operation.deliver(result, isLast: true, inline: false)
             return
         }
         writes.notify(queue: load.queue) {
-            load.operation.deliver(result, isLast: true, inline: true)
+            load.operation.deliver(result, isLast: true, inline: false)
         }
     }
 

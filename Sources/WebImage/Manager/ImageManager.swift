@@ -21,10 +21,16 @@ import Synchronization
 /// (memory, then disk), for a thumbnail or transformed key a second query of the
 /// original's disk data, download, transform, store, deliver.
 ///
-/// - **Threads**: callbacks run on the load's ``WebImageContext/callbackQueue``, by
-///   default ``callbackQueue``, a serial queue of this manager. A memory hit completes
-///   synchronously, before `loadImage` returns, only with ``WebImageOptions/queryMemorySync``.
-///   Transforms run on ``DecodeQueue/shared``.
+/// - **Threads**: the stages run on the manager's own pipeline queue, disk I/O on
+///   ``BlockingIOPool/shared``, network on AsyncHTTPClient's event loops, decoding and
+///   the user hooks that can be slow (``ImageManagerDelegate/transformDownloadedImage(_:for:)``,
+///   the transformer, the cache serializer) on ``DecodeQueue/shared``. The cache key
+///   filter runs on the calling thread, when the load starts. Results and progress are
+///   only delivered on the load's ``WebImageContext/callbackQueue``, by default
+///   ``callbackQueue``, a serial queue of this manager. A memory hit completes
+///   synchronously, before `loadImage` returns, only with ``WebImageOptions/queryMemorySync``
+///   (or ``WebImageOptions/queryDiskDataSync``, which also reads the disk on the calling
+///   thread); the `async` API answers a memory hit on the calling task.
 /// - **Failed URLs**: a load that fails in a way the loader calls permanent (a 404, bad
 ///   data; not a timeout or cancellation) puts the URL on a block list; later loads fail
 ///   with ``WebImageError/Code/blackListed`` without a request unless
@@ -42,6 +48,10 @@ public final class ImageManager: Sendable {
     public let imageLoader: any ImageLoader
     /// The serial queue callbacks run on when a load's context names none.
     public let callbackQueue: DispatchQueue
+    /// Where the pipeline's stages run between the cache, the loader and the decode
+    /// queue: short bookkeeping only (user hooks run on ``DecodeQueue/shared``, I/O on
+    /// ``BlockingIOPool/shared``), so one serial queue keeps each load's results in order.
+    let workQueue = DispatchQueue(label: "WebImage.ImageManager.pipeline")
 
     private struct Settings {
         weak var delegate: (any ImageManagerDelegate)?
@@ -175,12 +185,13 @@ public final class ImageManager: Sendable {
         progress: ImageLoaderProgress?, handler: @escaping CombinedOperation.Handler
     ) -> CombinedOperation {
         let queue = context.callbackQueue ?? callbackQueue
-        let operation = CombinedOperation(url: url, callbackQueue: queue, handler: handler)
+        let operation = CombinedOperation(url: url, callbackQueue: queue, priority: options.loadPriority, handler: handler)
         guard let url, !url.absoluteString.isEmpty else {
             operation.deliver(.failure(WebImageError(.invalidURL, "The image URL is empty"), url: url), isLast: true, inline: false)
             return operation
         }
         if !options.contains(.retryFailed), failedURLs.contains(url) {
+            WebImageMetrics.blockedLoads.increment()
             let error = WebImageError(.blackListed, "\(url.redactedForLog) failed before; pass retryFailed to try it again")
             operation.deliver(.failure(error, url: url), isLast: true, inline: false)
             return operation
@@ -192,11 +203,17 @@ public final class ImageManager: Sendable {
             key: cacheKey(for: url, context: context), originalKey: original,
             sourceKey: original.map { thumbnailKey($0, context: context) }, transformer: transformer,
             cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader,
-            queue: queue, progress: progress, operation: operation)
+            queue: workQueue, progress: Self.delivering(progress, on: queue), operation: operation)
         let id = ObjectIdentifier(operation)
         running.withLock { $0[id] = operation }
         operation.setOnEnd { [weak self] in self?.running.withLock { _ = $0.removeValue(forKey: id) } }
         queryCache(load)
         return operation
+    }
+
+    /// `progress` moved to the caller's callback queue (loaders report on the pipeline's).
+    private static func delivering(_ progress: ImageLoaderProgress?, on queue: DispatchQueue) -> ImageLoaderProgress? {
+        guard let progress else { return nil }
+        return { received, expected in queue.async { progress(received, expected) } }
     }
 }

@@ -3,9 +3,11 @@ import Foundation
 /// Hooks into an ``ImageManager``'s decisions: SDWebImage's `SDWebImageManagerDelegate`.
 ///
 /// Every method has a default implementation that keeps the manager's normal behaviour,
-/// so implement only what you need. The manager keeps its delegate weakly. Methods run
-/// on the load's callback queue (or, for ``transformDownloadedImage(_:for:)``, on a
-/// decode thread), possibly several at once for different loads.
+/// so implement only what you need. The manager keeps its delegate weakly. The decisions
+/// (``shouldDownloadImage(for:)``, ``shouldBlockFailedURL(_:error:)``) run on the
+/// manager's pipeline queue and must return quickly; ``transformDownloadedImage(_:for:)``
+/// runs on ``DecodeQueue/shared``, possibly several at once for different loads. None
+/// runs while a library lock is held.
 public protocol ImageManagerDelegate: AnyObject, Sendable {
     /// Whether to download `url` after a cache miss. Returning `false` completes the load
     /// with no image and no error. Default `true`.

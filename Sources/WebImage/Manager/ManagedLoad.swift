@@ -16,6 +16,8 @@ struct ManagedLoad: Sendable {
     let transformer: (any ImageTransformer)?
     let cache: any ImageCaching
     let loader: any ImageLoader
+    /// The manager's pipeline queue, where the stages run; results go to the
+    /// operation's callback queue.
     let queue: DispatchQueue
     let progress: ImageLoaderProgress?
     let operation: CombinedOperation

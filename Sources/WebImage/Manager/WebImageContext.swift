@@ -16,10 +16,13 @@ import Foundation
 /// manager.loadImage(with: url, context: context) { result in … }
 /// ```
 public struct WebImageContext: Sendable {
-    /// Turns a URL into its cache key; `nil` from the filter means "do not cache".
+    /// Turns a URL into its cache key; `nil` from the filter means "do not cache". Runs
+    /// on the thread that starts the load (and for `cacheKey(for:)`, its caller's), so
+    /// it must be quick.
     public typealias CacheKeyFilter = @Sendable (URL) -> String?
     /// Gives the bytes to store on disk for a downloaded image (its original `data`, or
-    /// something else); `nil` stores nothing on disk.
+    /// something else); `nil` stores nothing on disk. Runs on ``DecodeQueue/shared``, so
+    /// it may encode.
     public typealias CacheSerializer = @Sendable (_ image: DecodedImage, _ data: Data?, _ url: URL) -> Data?
 
     // MARK: Delivery

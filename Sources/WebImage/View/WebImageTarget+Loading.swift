@@ -43,12 +43,12 @@ extension WebImageTarget {
         let state = webImageState
         let (id, previous) = state.begin(key: key, url: url, replacing: !options.contains(.avoidAutoCancelImage))
         previous?.cancel()
-        if !options.contains(.delayPlaceholder) { image = placeholder }
+        if !options.contains(.delayPlaceholder) { state.apply(placeholder, to: self, key: key, id: id) }
         let indicator = state.indicator
         guard let url else {
+            if options.contains(.delayPlaceholder) { state.apply(placeholder, to: self, key: key, id: id) }
             state.end(key: key, id: id)
             indicator?.stopAnimating()
-            if options.contains(.delayPlaceholder) { image = placeholder }
             let result = ImageLoadResult.failure(WebImageError(.invalidURL, "The image URL is nil"), url: nil)
             if let completed { (context.callbackQueue ?? manager.callbackQueue).async { completed(result) } }
             return nil
@@ -64,14 +64,14 @@ extension WebImageTarget {
             with: url, options: options, context: context, progress: reportProgress
         ) { [weak self] result, isLast in
             if let self, state.isCurrent(key: key, id: id) {
+                if let image = result?.image {
+                    if !options.contains(.avoidAutoSetImage) { state.apply(image, to: self, key: key, id: id) }
+                } else if let result, result.isFinished, options.contains(.delayPlaceholder) {
+                    state.apply(placeholder, to: self, key: key, id: id)
+                }
                 if isLast {
                     state.end(key: key, id: id)
                     indicator?.stopAnimating()
-                }
-                if let image = result?.image {
-                    if !options.contains(.avoidAutoSetImage) { self.image = image }
-                } else if let result, result.isFinished, options.contains(.delayPlaceholder) {
-                    self.image = placeholder
                 }
             }
             if let result { completed?(result) }

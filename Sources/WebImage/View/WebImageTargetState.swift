@@ -8,6 +8,12 @@ import Synchronization
 /// number is still registered may change the target, so a stale load (superseded, or
 /// cancelled) never overwrites a newer image even when it was not cancelled
 /// (``WebImageOptions/avoidAutoCancelImage``).
+///
+/// The check and the set are one step: a load commits its image here under the lock
+/// (refused when it is no longer current), and then writes the newest committed image
+/// into the target, outside the lock, repeating while newer commits arrive (see
+/// ``apply(_:to:key:id:)``). So the target's setter, which is the conformer's code, never
+/// runs under a library lock, and the last write always carries the newest image.
 public final class WebImageTargetState: Sendable {
     /// The key `setImage` uses when the context names none.
     public static let defaultOperationKey = "WebImageTarget.image"
@@ -21,6 +27,9 @@ public final class WebImageTargetState: Sendable {
         var imageURL: URL?
         var indicator: (any ImageIndicator)?
         var nextID: UInt64 = 0
+        /// The newest image committed for the target, and a count of commits.
+        var committed: DecodedImage?
+        var version: UInt64 = 0
     }
     private let state = Mutex(State())
 
@@ -80,6 +89,32 @@ public final class WebImageTargetState: Sendable {
     /// Whether generation `id` is still the current one of `key`.
     func isCurrent(key: String, id: UInt64) -> Bool {
         state.withLock { $0.entries[key]?.id == id }
+    }
+
+    /// Sets `image` on `target` if generation `id` of `key` is still current; `false`
+    /// (and nothing set) when it is not.
+    ///
+    /// After the commit, the newest committed image is written to the target outside
+    /// the lock, and written again if another commit happened meanwhile, so two writers
+    /// racing cannot leave an older image behind a newer one.
+    @discardableResult
+    func apply(_ image: DecodedImage?, to target: some WebImageTarget, key: String, id: UInt64) -> Bool {
+        let committed = state.withLock { s -> UInt64? in
+            guard s.entries[key]?.id == id else { return nil }
+            s.committed = image
+            s.version &+= 1
+            return s.version
+        }
+        guard var version = committed else { return false }
+        var current = image
+        while true {
+            target.image = current
+            let newer = state.withLock { s -> (DecodedImage?, UInt64)? in
+                s.version == version ? nil : (s.committed, s.version)
+            }
+            guard let (image, latest) = newer else { return true }
+            (current, version) = (image, latest)
+        }
     }
 
     /// Forgets generation `id` of `key` if it is still current.
