@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage", "WebImageTestOrigin",
+                "WebImage", "WebImageCodecs", "WebImageTestOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -78,7 +78,7 @@ let package = Package(
             ]
         ),
         // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.
-        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage"]),
+        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage", "WebImageCodecs"]),
         .testTarget(
             name: "WebImageTests",
             dependencies: [

@@ -28,10 +28,10 @@ struct CacheCommand: AsyncParsableCommand {
     @Option(name: .customLong("cache-dir"), help: "The directory holding the cache (default: the XDG cache directory).")
     var cacheDirectory: String?
 
-    @Option(name: .customLong("max-age"), help: "For clean: seconds since last read after which entries go (default one week; negative: never).")
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: "For clean: seconds since last read after which entries go, up to 3155760000, 100 years (default one week; negative: never).")
     var maxAge: String?
 
-    @Option(name: .customLong("max-size"), help: "For clean: bytes allowed; over it the cache trims to half (default 0: no limit).")
+    @Option(name: .customLong("max-size"), parsing: .unconditional, help: "For clean: bytes allowed, up to 1125899906842624, 1 PiB; over it the cache trims to half (default 0: no limit).")
     var maxSize: String?
 
     @Flag(help: "Print one JSON object.")
@@ -43,8 +43,8 @@ struct CacheCommand: AsyncParsableCommand {
         guard ["stats", "clean", "clear", "path"].contains(action) else { throw usage("unknown action '\(action)'") }
         if action == "path" && (key ?? "").isEmpty { throw usage("path needs a KEY") }
         if action != "path" && key != nil { throw usage("\(action) takes no KEY") }
-        if let maxAge, TimeInterval(maxAge) == nil { throw usage("--max-age must be a number of seconds") }
-        if let maxSize, (Int(maxSize) ?? -1) < 0 { throw usage("--max-size must be a number of bytes") }
+        if let problem = maxAge.flatMap(NumericOption.maxAgeProblem) { throw usage(problem) }
+        if let problem = maxSize.flatMap(NumericOption.maxSizeProblem) { throw usage(problem) }
     }
 
     func run() async throws {

@@ -16,10 +16,10 @@ struct DecodeCommand: AsyncParsableCommand {
     @Argument(help: "The image file to decode.")
     var file: String
 
-    @Option(help: "Decode to fit WxH pixels, keeping the aspect ratio (e.g. 400x300).")
+    @Option(parsing: .unconditional, help: "Decode to fit WxH pixels, each side 1 to 65535, keeping the aspect ratio (e.g. 400x300).")
     var thumbnail: String?
 
-    @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels than this (default 100000000).")
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse images with more pixels than this: 1 to 10000000000 (default 100000000).")
     var maxPixels: Int?
 
     @Option(help: "Write the decoded first frame to OUT.png or OUT.rgba.")
@@ -31,10 +31,8 @@ struct DecodeCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if let thumbnail, PixelSize(parsing: thumbnail) == nil {
-            throw ValidationError("--thumbnail takes WxH with positive integers, e.g. 400x300")
-        }
-        if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
+        if let thumbnail { _ = try NumericOption.thumbnail(thumbnail) }
+        if let maxPixels { try NumericOption.check(maxPixels, "--max-pixels", in: NumericOption.maxPixels, "a number of pixels") }
         if let out, !(out.hasSuffix(".png") || out.hasSuffix(".rgba")) {
             throw ValidationError("--out must end in .png or .rgba")
         }
@@ -43,7 +41,7 @@ struct DecodeCommand: AsyncParsableCommand {
     func run() async throws {
         output.bootstrapLogging()
         var decodeOptions = ImageDecodeOptions()
-        decodeOptions.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
+        decodeOptions.thumbnailPixelSize = try thumbnail.map(NumericOption.thumbnail)
         if let maxPixels { decodeOptions.maxPixelCount = maxPixels }
         let options = decodeOptions
         let start = ContinuousClock.now

@@ -30,13 +30,13 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("option"), help: "A WebImageOptions name (repeatable), e.g. retryFailed, progressiveLoad.")
     var optionNames: [String] = []
 
-    @Option(help: "Seconds before a transfer times out (default 15).")
+    @Option(parsing: .unconditional, help: "Seconds before a transfer times out: 0.001 to 86400, one day (default 15).")
     var timeout: Double?
 
     @Option(name: .customLong("header"), help: "'Name: value' sent with every request (repeatable).")
     var headers: [String] = []
 
-    @Option(help: "Decode to fit WxH pixels, keeping the aspect ratio (cached under its own key).")
+    @Option(parsing: .unconditional, help: "Decode to fit WxH pixels, each side 1 to 65535, keeping the aspect ratio (cached under its own key).")
     var thumbnail: String?
 
     @Flag(help: "Load one URL after another, in order.")
@@ -55,13 +55,11 @@ struct FetchCommand: AsyncParsableCommand {
         if let name = optionNames.first(where: { WebImageOptions.byName[$0] == nil }) {
             throw ValidationError("unknown --option '\(name)'; known: \(WebImageOptions.byName.keys.sorted().joined(separator: ", "))")
         }
-        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let timeout { try NumericOption.checkTimeout(timeout) }
         if let header = headers.first(where: { CommandPipeline.parseHeader($0) == nil }) {
             throw ValidationError("--header '\(header)' is not 'Name: value'")
         }
-        if let thumbnail, PixelSize(parsing: thumbnail) == nil {
-            throw ValidationError("--thumbnail takes WxH with positive integers, e.g. 400x300")
-        }
+        if let thumbnail { _ = try NumericOption.thumbnail(thumbnail) }
     }
 
     func run() async throws {
@@ -75,7 +73,7 @@ struct FetchCommand: AsyncParsableCommand {
         // The process exits right after the loads, so each waits for its disk write.
         let options = optionNames.reduce(into: WebImageOptions.waitStoreCache) { $0.formUnion(WebImageOptions.byName[$1] ?? []) }
         var context = WebImageContext()
-        context.thumbnailPixelSize = thumbnail.flatMap(PixelSize.init(parsing:))
+        context.thumbnailPixelSize = try thumbnail.map(NumericOption.thumbnail)
 
         let bar = output.progressBar(total: urls.count, label: "fetch")
         let reports = await load(pipeline: pipeline, options: options, context: context, bar: bar)

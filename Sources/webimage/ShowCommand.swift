@@ -21,13 +21,13 @@ struct ShowCommand: AsyncParsableCommand {
     @Argument(help: "An image file, or a file:, http:, https: or data: URL.")
     var source: String
 
-    @Option(help: "Draw exactly this many columns wide (default: fit the terminal).")
+    @Option(parsing: .unconditional, help: "Draw exactly this many columns wide: 1 to 4096 (default: fit the terminal).")
     var width: Int?
 
     @Flag(help: "Play an animation in place instead of drawing its first frame.")
     var animate = false
 
-    @Option(help: "With --animate: times to play (default: the image's own count; 3 when it loops forever).")
+    @Option(parsing: .unconditional, help: "With --animate: times to play, 1 to 10000 (default: the image's own count; 3 when it loops forever).")
     var loops: Int?
 
     @Option(help: "What shows through transparency: checker or black.")
@@ -36,8 +36,8 @@ struct ShowCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if let width, width <= 0 { throw ValidationError("--width must be a positive number of columns") }
-        if let loops, loops <= 0 { throw ValidationError("--loops must be positive") }
+        if let width { try NumericOption.check(width, "--width", in: NumericOption.columns, "a number of columns") }
+        if let loops { try NumericOption.check(loops, "--loops", in: NumericOption.loops, "a number of plays") }
         if TerminalImage.Background(rawValue: background) == nil {
             throw ValidationError("--background must be checker or black")
         }
@@ -49,7 +49,7 @@ struct ShowCommand: AsyncParsableCommand {
         do {
             var decodeOptions = ImageDecodeOptions()
             // Decoding near the drawn size is much cheaper for large photos (JPEG DCT scaling).
-            decodeOptions.thumbnailPixelSize = PixelSize(width: columns, height: 1 << 20)
+            decodeOptions.thumbnailPixelSize = PixelSize(width: columns, height: ImageDecodeOptions.maxThumbnailSide)
             decodeOptions.firstFrameOnly = !animate
             let image = try await ImageSource.image(for: source, options: decodeOptions)
             let painter = TerminalImage(background: TerminalImage.Background(rawValue: background) ?? .checker)
@@ -84,8 +84,11 @@ struct ShowCommand: AsyncParsableCommand {
         }
     }
 
-    /// Browsers show frames shorter than 20 ms for 100 ms; so does this.
+    /// Browsers show frames shorter than 20 ms for 100 ms; so does this. A NaN or infinite
+    /// duration also shows for 100 ms, and none for more than an hour, so `Task.sleep`
+    /// always gets a duration it can represent.
     static func displayDuration(_ seconds: Double) -> Double {
-        seconds < 0.02 ? 0.1 : seconds
+        guard seconds.isFinite, seconds >= 0.02 else { return 0.1 }
+        return min(seconds, 3600)
     }
 }

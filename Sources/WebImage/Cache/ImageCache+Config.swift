@@ -10,9 +10,15 @@ extension ImageCache {
         public var shouldCacheImagesInMemory: Bool = true
         /// Most bytes of decoded pixels kept in memory (``DecodedImage/cost``); 0 is no
         /// limit. Default a quarter of the physical memory.
-        public var maxMemoryCost: Int = Config.defaultMaxMemoryCost
+        ///
+        /// A negative value becomes 0 (no limit).
+        public var maxMemoryCost: Int = Config.defaultMaxMemoryCost {
+            didSet { maxMemoryCost = max(0, maxMemoryCost) }
+        }
         /// Most images kept in memory; 0, the default, is no limit.
-        public var maxMemoryCount: Int = 0
+        ///
+        /// A negative value becomes 0 (no limit).
+        public var maxMemoryCount: Int = 0 { didSet { maxMemoryCount = max(0, maxMemoryCount) } }
 
         // MARK: Disk
 
@@ -20,9 +26,17 @@ extension ImageCache {
         public var shouldUseDisk: Bool = true
         /// Seconds since an entry was last read after which it expires. Default one
         /// week; negative never expires.
-        public var maxDiskAge: TimeInterval = 7 * 24 * 60 * 60
+        ///
+        /// Normalised when set, as ``DiskCache/Config/maxDiskAge`` is: NaN becomes the
+        /// default (one week); a negative value, `.infinity` and anything over 100 years
+        /// become -1 (never expires).
+        public var maxDiskAge: TimeInterval = DiskCache.Config.defaultMaxDiskAge {
+            didSet { maxDiskAge = DiskCache.Config.clampedAge(maxDiskAge) }
+        }
         /// Most bytes on disk; when exceeded the cache trims to half. Default 0, no limit.
-        public var maxDiskSize: Int = 0
+        ///
+        /// A negative value becomes 0 (no limit).
+        public var maxDiskSize: Int = 0 { didSet { maxDiskSize = max(0, maxDiskSize) } }
         /// Read-only directories searched after the cache's own. Default none.
         public var additionalCachePaths: [String] = []
 

@@ -20,12 +20,14 @@ import Synchronization
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline let state: Mutex<LRUState<Key, Value>>
 
-    /// Creates an empty cache. A limit of 0, the default, means no limit.
+    /// Creates an empty cache. A limit of 0, the default, means no limit; a negative
+    /// limit becomes 0.
     public init(totalCostLimit: Int = 0, countLimit: Int = 0) {
         state = Mutex(LRUState(costLimit: max(0, totalCostLimit), countLimit: max(0, countLimit)))
     }
 
-    /// The most total cost kept; 0 means no limit. Lowering it evicts least recent entries.
+    /// The most total cost kept; 0 means no limit and a negative value becomes 0.
+    /// Lowering it evicts least recent entries.
     public var totalCostLimit: Int {
         get { state.withLock { $0.costLimit } }
         set {
@@ -37,7 +39,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    /// The most entries kept; 0 means no limit. Lowering it evicts least recent entries.
+    /// The most entries kept; 0 means no limit and a negative value becomes 0. Lowering
+    /// it evicts least recent entries.
     public var countLimit: Int {
         get { state.withLock { $0.countLimit } }
         set {

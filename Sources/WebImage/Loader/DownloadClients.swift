@@ -54,6 +54,16 @@ final class DownloadClients: Sendable {
         for client in clients { client.shutdown { _ in } }
     }
 
+    /// `seconds` in nanoseconds, for NIO's `TimeAmount`; never traps.
+    ///
+    /// The config already keeps its timeout in ``DownloaderConfig/timeoutRange``; this
+    /// clamps again so the `Int64` conversion is safe for any number of seconds: NaN, zero
+    /// and negative values give the default 15 s, `.infinity` and anything over a day
+    /// give one day (86400 s), far inside `Int64`'s 292 years of nanoseconds.
+    static func nanoseconds(_ seconds: Double) -> Int64 {
+        Int64((DownloaderConfig.clampedTimeout(seconds) * 1_000_000_000).rounded())
+    }
+
     private func makeClient(insecure: Bool) -> HTTPClient {
         var configuration = insecure
             ? HTTPClient.Configuration(certificateVerification: .none)
@@ -61,7 +71,7 @@ final class DownloadClients: Sendable {
         // The downloader follows redirects itself, so it can check each hop's scheme,
         // drop credentials across hosts and keep one deadline and size limit.
         configuration.redirectConfiguration = .disallow
-        let timeout = TimeAmount.nanoseconds(Int64(config.downloadTimeout * 1_000_000_000))
+        let timeout = TimeAmount.nanoseconds(Self.nanoseconds(config.downloadTimeout))
         configuration.timeout = .init(connect: timeout, read: timeout)
         // A refused connection should fail now, not after retrying until the timeout:
         // the manager decides about retries.

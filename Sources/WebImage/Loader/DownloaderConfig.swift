@@ -3,8 +3,9 @@ import Foundation
 
 /// Settings of an ``ImageDownloader``, fixed when it is created.
 ///
-/// Out-of-range values are clamped when set (at least one concurrent download, a
-/// positive timeout, no negative limits).
+/// Out-of-range values are clamped when set, so no value can be out of range and no
+/// later conversion (seconds to nanoseconds, counts to slots) can trap: each property's
+/// documentation gives its range and what a value outside it becomes.
 public struct DownloaderConfig: Sendable {
     /// The order queued downloads start in (after priority).
     public enum ExecutionOrder: Sendable, Hashable {
@@ -17,7 +18,11 @@ public struct DownloaderConfig: Sendable {
     // MARK: Queueing
 
     /// How many transfers run at once; more wait in the queue. Default 6.
-    public var maxConcurrentDownloads = 6 { didSet { maxConcurrentDownloads = max(1, maxConcurrentDownloads) } }
+    ///
+    /// Clamped to ``concurrencyRange`` (1…1024): 0 or less becomes 1, more than 1024 becomes 1024.
+    public var maxConcurrentDownloads = 6 {
+        didSet { maxConcurrentDownloads = Self.clamp(maxConcurrentDownloads, to: Self.concurrencyRange) }
+    }
     /// The start order of queued transfers of equal priority. Default ``ExecutionOrder/fifo``.
     public var executionOrder = ExecutionOrder.fifo
 
@@ -25,11 +30,23 @@ public struct DownloaderConfig: Sendable {
 
     /// Seconds one whole transfer may take, from connecting to the last byte; also the
     /// connect and read timeout. Default 15.
-    public var downloadTimeout: TimeInterval = 15 { didSet { if !(downloadTimeout > 0) { downloadTimeout = 15 } } }
+    ///
+    /// Clamped to ``timeoutRange`` (0.001…86400 s, one day): NaN, zero or a negative value
+    /// becomes the default 15; a positive value under a millisecond becomes 0.001; more than
+    /// a day, `.infinity` included, becomes 86400.
+    public var downloadTimeout: TimeInterval = 15 {
+        didSet { downloadTimeout = Self.clampedTimeout(downloadTimeout) }
+    }
     /// Progress callbacks come at most this often (seconds); the last one always comes.
     /// Default 0.1.
+    ///
+    /// Clamped to 0…86400 s: NaN becomes the default 0.1, a negative value 0 (every
+    /// chunk reports), more than a day (`.infinity` included) 86400.
     public var minimumProgressInterval: TimeInterval = 0.1 {
-        didSet { minimumProgressInterval = max(0, minimumProgressInterval) }
+        didSet {
+            minimumProgressInterval = minimumProgressInterval.isNaN
+                ? 0.1 : min(max(minimumProgressInterval, 0), Self.timeoutRange.upperBound)
+        }
     }
 
     // MARK: Request
@@ -51,7 +68,9 @@ public struct DownloaderConfig: Sendable {
     /// Redirects (301, 302, 303, 307, 308) followed before failing with
     /// ``WebImageError/Code/tooManyRedirects``; 0 follows none. Loops, and redirects to a
     /// scheme other than http or https, fail at once with the same code. Default 10.
-    public var maxRedirects = 10 { didSet { maxRedirects = max(0, maxRedirects) } }
+    ///
+    /// Clamped to 0…100: a negative value becomes 0, more than 100 becomes 100.
+    public var maxRedirects = 10 { didSet { maxRedirects = Self.clamp(maxRedirects, to: 0...100) } }
     /// Whether a redirect may switch between http and https. Off by default: an https
     /// page must not be downgraded to plain text on the wire, and an http URL should not
     /// silently become a different security context either; such a redirect fails with
@@ -69,6 +88,8 @@ public struct DownloaderConfig: Sendable {
     public var acceptableContentTypes: Set<String>?
     /// Bodies larger than this fail with ``WebImageError/Code/responseTooLarge``, checked
     /// against `Content-Length` and while streaming. Default 100 MiB.
+    ///
+    /// A negative value becomes 0 (only empty bodies pass); there is no upper bound.
     public var maxResponseBytes = 100 * 1024 * 1024 { didSet { maxResponseBytes = max(0, maxResponseBytes) } }
 
     // MARK: Decoding and callbacks
@@ -86,6 +107,23 @@ public struct DownloaderConfig: Sendable {
 
     /// The defaults listed on each property.
     public static var `default`: DownloaderConfig { DownloaderConfig() }
+
+    /// The range ``maxConcurrentDownloads`` is clamped to: 1…1024.
+    public static let concurrencyRange: ClosedRange<Int> = 1...1024
+
+    /// The range ``downloadTimeout`` is clamped to, in seconds: one millisecond to one day.
+    public static let timeoutRange: ClosedRange<TimeInterval> = 0.001...86_400
+
+    /// `seconds` as a valid ``downloadTimeout``: NaN, zero and negative values give the
+    /// default 15, others are clamped to ``timeoutRange`` (`.infinity` gives one day).
+    static func clampedTimeout(_ seconds: TimeInterval) -> TimeInterval {
+        seconds > 0 ? min(max(seconds, timeoutRange.lowerBound), timeoutRange.upperBound) : 15
+    }
+
+    /// `value`, or the nearer bound of `range` when it lies outside.
+    private static func clamp(_ value: Int, to range: ClosedRange<Int>) -> Int {
+        min(max(value, range.lowerBound), range.upperBound)
+    }
 
     /// `WebImage/<version>`, the default `User-Agent`.
     public static let userAgent = "WebImage/0.1"

@@ -65,7 +65,7 @@ extension ImageDownloader {
         let client = try clients.client(insecure: transfer.options.contains(.allowInvalidSSLCertificates))
         let handleCookies = transfer.options.contains(.handleCookies)
         // One deadline for every hop: redirects do not extend the transfer's time.
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(config.downloadTimeout * 1_000_000_000))
+        let deadline = NIODeadline.now() + .nanoseconds(DownloadClients.nanoseconds(config.downloadTimeout))
         var trail = RedirectTrail(start: request.url)
         while true {
             var httpRequest = HTTPClientRequest(url: request.url.absoluteString)

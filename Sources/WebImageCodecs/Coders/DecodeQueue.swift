@@ -31,9 +31,13 @@ public final class DecodeQueue: Sendable {
     }
     private let state = Mutex(State())
 
-    /// Creates a queue running at most `maxConcurrent` (at least 1) items at once.
+    /// The range ``maxConcurrent`` is clamped to: 1…1024.
+    public static let concurrencyRange: ClosedRange<Int> = 1...1024
+
+    /// Creates a queue running at most `maxConcurrent` items at once, clamped to
+    /// ``concurrencyRange``: 0 or less becomes 1, more than 1024 becomes 1024.
     public init(maxConcurrent: Int, label: String = "WebImage.decode") {
-        self.maxConcurrent = max(1, maxConcurrent)
+        self.maxConcurrent = min(max(maxConcurrent, Self.concurrencyRange.lowerBound), Self.concurrencyRange.upperBound)
         queue = DispatchQueue(label: label, qos: .userInitiated, attributes: .concurrent)
     }
 

@@ -33,7 +33,7 @@ public struct GIFCoder: ProgressiveImageCoder {
     /// Decodes all frames (or the first, with ``ImageDecodeOptions/firstFrameOnly``),
     /// each scaled to ``ImageDecodeOptions/targetSize(for:)`` of the canvas. Runs on the
     /// caller's thread.
-    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
         guard !data.isEmpty else { throw WebImageError.badImageData("The GIF data is empty") }
         let decoder = GIFDecoder(options: options, frameLimit: options.firstFrameOnly ? 1 : nil)
         let outcome = try decoder.decode(data)
@@ -47,7 +47,7 @@ public struct GIFCoder: ProgressiveImageCoder {
 
     /// Encodes `image` as GIF: one frame, or all of them as an animation with their
     /// durations and `image.loopCount`. ``ImageEncodeOptions/quality`` is not used.
-    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         guard format == .gif else { throw WebImageError.unsupportedFormat("GIFCoder cannot encode \(format.rawValue)") }
         let frames = options.firstFrameOnly ? Array(image.frames.prefix(1)) : image.frames
         return try GIFEncoder.encode(frames: frames, loopCount: image.loopCount)

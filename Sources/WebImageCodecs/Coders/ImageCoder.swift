@@ -11,11 +11,11 @@ public protocol ImageCoder: Sendable {
     /// Whether this coder can decode `data` (normally by its signature alone).
     func canDecode(_ data: Data) -> Bool
     /// Decodes `data` into RGBA frames.
-    func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage
+    func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage
     /// Whether this coder can produce `format`.
     func canEncode(to format: ImageFormat) -> Bool
     /// Encodes `image` as `format`.
-    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data
+    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data
 }
 
 /// A coder that can also decode data while it is still arriving.

@@ -58,7 +58,7 @@ public final class ImageCodersManager: ProgressiveImageCoder {
     ///
     /// - Throws: ``WebImageError/Code/badImageData`` for empty or unrecognised data,
     ///   ``WebImageError/Code/unsupportedFormat`` for a recognised format no member decodes.
-    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
         guard !data.isEmpty else { throw WebImageError.badImageData("The data is empty") }
         for coder in coders.reversed() where coder.canDecode(data) {
             return try coder.decode(data, options: options)
@@ -70,7 +70,7 @@ public final class ImageCodersManager: ProgressiveImageCoder {
         coders.reversed().contains { $0.canEncode(to: format) }
     }
 
-    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         for coder in coders.reversed() where coder.canEncode(to: format) {
             return try coder.encode(image, as: format, options: options)
         }

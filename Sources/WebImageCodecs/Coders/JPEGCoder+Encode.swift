@@ -14,7 +14,7 @@ extension JPEGCoder {
     /// - Throws: ``WebImageError/Code/unsupportedFormat`` for other formats,
     ///   ``WebImageError/Code/encodingFailed`` when libjpeg fails (for example a side
     ///   over 65,500 pixels).
-    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         guard canEncode(to: format) else {
             throw WebImageError.unsupportedFormat("JPEGCoder cannot encode \(format.rawValue)")
         }
@@ -27,7 +27,7 @@ extension JPEGCoder {
             throw WebImageError(.encodingFailed, "Could not create a JPEG encoder (out of memory)")
         }
         defer { wi_jenc_destroy(encoder) }
-        func check(_ status: wi_jpeg_status) throws {
+        func check(_ status: wi_jpeg_status) throws(WebImageError) {
             guard status == WI_JPEG_OK else {
                 throw WebImageError(.encodingFailed, "JPEG encoding failed: \(String(cString: wi_jenc_message(encoder)))")
             }
@@ -35,7 +35,7 @@ extension JPEGCoder {
 
         let opaque = !pixels.hasAlpha
         try check(wi_jenc_start(encoder, UInt32(pixels.width), UInt32(pixels.height), quality, opaque ? 1 : 0))
-        try pixels.bytes.withUnsafeBufferPointer { source in
+        try WebImageError.typed(as: .encodingFailed) { try pixels.bytes.withUnsafeBufferPointer { source in
             guard let base = source.baseAddress else { return }
             if opaque {
                 // libjpeg-turbo reads RGBA rows and ignores the alpha byte: no copy needed.
@@ -50,7 +50,7 @@ extension JPEGCoder {
                     try check(wi_jenc_write_rows(encoder, rowBase, rgb.count, 1))
                 }
             }
-        }
+        } }
         var bytes: UnsafePointer<UInt8>?
         var count = 0
         try check(wi_jenc_finish(encoder, &bytes, &count))

@@ -32,9 +32,9 @@ public struct JPEGCoder: ProgressiveImageCoder {
     ///
     /// - Throws: ``WebImageError`` with `badImageData` (corrupt, truncated, empty),
     ///   `imageTooLarge` (checked from the header) or `unsupportedFormat`.
-    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
         guard !data.isEmpty else { throw WebImageError.badImageData("The JPEG data is empty") }
-        return try data.withUnsafeBytes { bytes -> DecodedImage in
+        return try WebImageError.typed(as: .badImageData) { try data.withUnsafeBytes { bytes -> DecodedImage in
             let jpeg = try JPEGDecompressor()
             jpeg.setInput(bytes, isComplete: true)
             guard let header = try jpeg.readHeader() else {
@@ -46,7 +46,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
                 return image
             }
             return try decodePixels(jpeg, plan: plan, byteCount: bytes.count)
-        }
+        } }
     }
 
     /// A 1/8-scaled decode of a progressive file without the AC scans of its

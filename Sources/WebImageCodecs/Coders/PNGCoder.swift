@@ -28,8 +28,8 @@ public struct PNGCoder: ProgressiveImageCoder {
     ///
     /// - Throws: ``WebImageError/Code/badImageData`` for corrupt or truncated data,
     ///   ``WebImageError/Code/imageTooLarge`` over ``ImageDecodeOptions/maxPixelCount``.
-    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
-        try data.withUnsafeBytes { p in
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
+        try WebImageError.typed(as: .badImageData) { try data.withUnsafeBytes { p in
             let (chunks, complete) = PNGChunk.scan(p)
             let orientation = Self.orientation(in: p, chunks: chunks)
             if let animation = try APNGReader(p, chunks: chunks) {
@@ -46,7 +46,7 @@ public struct PNGCoder: ProgressiveImageCoder {
             return DecodedImage(
                 pixels: Self.finish(pixels, orientation: orientation, options: options),
                 format: .png, scale: options.scale, orientation: orientation)
-        }
+        } }
     }
 
     // MARK: Encoding
@@ -58,7 +58,7 @@ public struct PNGCoder: ProgressiveImageCoder {
 
     /// Writes the first frame as an 8-bit PNG: RGBA, or RGB when every pixel is opaque.
     /// Lossless; `options.quality` is ignored.
-    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         guard format == .png else { throw WebImageError.unsupportedFormat("PNGCoder cannot encode \(format.rawValue)") }
         let pixels = image.pixels
         guard pixels.width > 0, pixels.height > 0,

@@ -35,8 +35,8 @@ public struct WebPCoder: ProgressiveImageCoder {
     ///
     /// - Throws: ``WebImageError/Code/badImageData`` for corrupt or truncated data,
     ///   ``WebImageError/Code/imageTooLarge`` when the header exceeds the pixel limit.
-    public func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
-        try data.withUnsafeBytes { raw throws(WebImageError) -> DecodedImage in
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
+        try WebImageError.typed(as: .badImageData) { try data.withUnsafeBytes { raw throws(WebImageError) -> DecodedImage in
             guard let header = try WebPHeader.parse(raw) else {
                 throw .badImageData("The WebP data is truncated (\(raw.count) bytes)")
             }
@@ -45,7 +45,7 @@ public struct WebPCoder: ProgressiveImageCoder {
                 return try decodeAnimation(raw, header: header, options: options)
             }
             return try decodeStill(raw, header: header, options: options)
-        }
+        } }
     }
 
     /// Decodes a still image at the size `options` ask for, straight into the result.
@@ -120,7 +120,7 @@ public struct WebPCoder: ProgressiveImageCoder {
     /// - Throws: ``WebImageError/Code/unsupportedFormat`` for a format other than WebP,
     ///   ``WebImageError/Code/encodingFailed`` when libwebp fails (for example, an image
     ///   over WebP's 16383-pixel side limit).
-    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         guard format == .webp else {
             throw WebImageError.unsupportedFormat("WebPCoder cannot encode \(format.rawValue)")
         }

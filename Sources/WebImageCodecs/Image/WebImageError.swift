@@ -113,3 +113,18 @@ public struct WebImageError: Error, Sendable, CustomStringConvertible {
     public static func unsupportedFormat(_ message: String) -> WebImageError { .init(.unsupportedFormat, message) }
     public static func cancelled(_ message: String = "The load was cancelled") -> WebImageError { .init(.cancelled, message) }
 }
+
+extension WebImageError {
+    /// Runs `body`, whose errors are untyped only because it passes through a
+    /// `rethrows` function (`Data.withUnsafeBytes`), and rethrows them typed; anything
+    /// that is not a ``WebImageError`` becomes one with `code`.
+    package static func typed<T>(as code: Code, _ body: () throws -> T) throws(WebImageError) -> T {
+        do {
+            return try body()
+        } catch let error as WebImageError {
+            throw error
+        } catch {
+            throw WebImageError(code, "\(error)")
+        }
+    }
+}

@@ -26,7 +26,7 @@ struct DemoCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if let width, width <= 0 { throw ValidationError("--width must be a positive number of columns") }
+        if let width { try NumericOption.check(width, "--width", in: NumericOption.columns, "a number of columns") }
     }
 
     func run() async throws {

@@ -6,11 +6,13 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .customLong("cache-dir"), help: "The directory holding the disk cache (default: the XDG cache directory).")
     var cacheDirectory: String?
 
-    @Option(help: "Transfers at once (default: fetch 6, prefetch 3).")
+    @Option(parsing: .unconditional, help: "Transfers at once: 1 to 1024 (default: fetch 6, prefetch 3).")
     var concurrency: Int?
 
     func validate() throws {
-        if let concurrency, concurrency <= 0 { throw ValidationError("--concurrency must be positive") }
+        if let concurrency {
+            try NumericOption.check(concurrency, "--concurrency", in: NumericOption.concurrency, "a number of transfers")
+        }
     }
 
     /// The pipeline settings these options give.

@@ -28,12 +28,14 @@ enum Terminal {
 
     /// The width in columns to draw images at: `COLUMNS` when set to a positive number,
     /// else the window size of whichever of stdout, stderr or stdin is a terminal,
-    /// else 80.
+    /// else 80; never more than ``TerminalImage/maxColumns``.
     static var columns: Int {
-        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return n }
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 {
+            return min(n, TerminalImage.maxColumns)
+        }
         for fd in [STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO] {
             var size = winsize()
-            if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+            if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(Int(size.ws_col), TerminalImage.maxColumns) }
         }
         return 80
     }

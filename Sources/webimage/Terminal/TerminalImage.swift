@@ -15,13 +15,29 @@ struct TerminalImage {
     /// The background behind translucent pixels. Default: a checkerboard.
     var background = Background.checker
 
+    /// The widest drawing, in columns (one pixel each): `--width` and `COLUMNS` stop here.
+    static let maxColumns = 4096
+    /// The tallest drawing, in pixel rows (two per text row): a very tall image is drawn
+    /// narrower rather than allocating rows without end.
+    static let maxPixelRows = 8192
+
     /// The pixel size to draw an image of `size` at: `columns` wide (or the image's own
     /// width when narrower and `fitOnly` is set), keeping the aspect ratio.
+    ///
+    /// `columns` is clamped to 1…``maxColumns``; when the height would exceed
+    /// ``maxPixelRows`` the drawing is narrowed to keep the aspect ratio. Never traps,
+    /// whatever the sizes.
     static func drawSize(for size: PixelSize, columns: Int, fitOnly: Bool) -> PixelSize {
         guard size.width > 0, size.height > 0 else { return PixelSize(width: 0, height: 0) }
-        let width = max(1, fitOnly ? min(columns, size.width) : columns)
-        let height = max(1, Int((Double(size.height) * Double(width) / Double(size.width)).rounded()))
-        return PixelSize(width: width, height: height)
+        let limit = min(max(1, columns), maxColumns)
+        var width = fitOnly ? min(limit, size.width) : limit
+        var height = (Double(size.height) * Double(width) / Double(size.width)).rounded()
+        if height > Double(maxPixelRows) {
+            // width is at most maxColumns, so the narrowed width converts safely.
+            width = max(1, Int((Double(width) * Double(maxPixelRows) / height).rounded()))
+            height = Double(maxPixelRows)
+        }
+        return PixelSize(width: width, height: max(1, Int(height)))
     }
 
     /// Number of text rows `pixelHeight` pixel rows take.

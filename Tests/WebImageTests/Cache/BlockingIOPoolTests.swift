@@ -24,9 +24,14 @@ struct BlockingIOPoolTests {
         let finishedReads = Locked(0)
         let readers = Task {
             await withTaskGroup(of: Void.self) { group in
-                for key in keys {
+                for (i, key) in keys.enumerated() {
                     group.addTask {
-                        _ = try? await cache.queryImage(forKey: key, options: .queryDiskOnly)
+                        // Both the disk cache's own async read and a whole image-cache query.
+                        if i.isMultiple(of: 2) {
+                            _ = await cache.diskCache.data(forKey: key)
+                        } else {
+                            _ = try? await cache.queryImage(forKey: key, options: .queryDiskOnly)
+                        }
                         finishedReads.withLock { $0 += 1 }
                     }
                 }

@@ -164,7 +164,7 @@ struct APNGTests {
             do {
                 let image = try coder.decode(data, options: .init())
                 #expect(image.frames.allSatisfy { $0.pixels.bytes.count == image.width * image.height * 4 })
-            } catch let error as WebImageError {
+            } catch {
                 #expect(error.code == .badImageData || error.code == .imageTooLarge, "\(error)")
             }
             let decoder = coder.makeIncrementalDecoder(options: .init())

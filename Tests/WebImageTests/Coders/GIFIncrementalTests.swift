@@ -53,7 +53,7 @@ struct GIFIncrementalTests {
             do { _ = try GIFIncrementalDecoder().decode(prefix, isComplete: false) }
             catch let error as WebImageError { #expect(error.code == .imageTooLarge, "\(end): \(error)") }
             do { _ = try GIFCoder().decode(prefix, options: ImageDecodeOptions()) }
-            catch let error as WebImageError { #expect([.badImageData, .imageTooLarge].contains(error.code)) }
+            catch { #expect([.badImageData, .imageTooLarge].contains(error.code)) }
         }
     }
 

@@ -23,7 +23,7 @@ struct UnsupportedFormatTests {
         do {
             _ = try ImageCodersManager.shared.decode(data, options: ImageDecodeOptions())
             Issue.record("\(entry.path) decoded, but no decoder for \(entry.format) exists")
-        } catch let error as WebImageError {
+        } catch {
             #expect(error.code == .unsupportedFormat || (entry.expect == "fail" && error.code == .badImageData),
                     "\(entry.path): \(error)")
         }

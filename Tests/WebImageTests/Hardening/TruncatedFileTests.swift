@@ -79,7 +79,7 @@ struct TruncatedFileTests {
     static func reference(_ data: Data) throws -> DecodedImage? {
         do {
             return try ImageCodersManager.shared.decode(data, options: .init())
-        } catch let error as WebImageError where error.code == .unsupportedFormat {
+        } catch where error.code == .unsupportedFormat {
             return nil
         }
     }

@@ -18,12 +18,12 @@ struct ImageDownloaderDecodingTests {
         }
 
         func canDecode(_ data: Data) -> Bool { inner.canDecode(data) }
-        func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+        func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
             record()
             return try inner.decode(data, options: options)
         }
         func canEncode(to format: ImageFormat) -> Bool { false }
-        func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+        func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
             try inner.encode(image, as: format, options: options)
         }
         func canDecodeIncrementally(_ data: Data) -> Bool { inner.canDecodeIncrementally(data) }

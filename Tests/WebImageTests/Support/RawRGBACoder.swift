@@ -17,15 +17,15 @@ struct RawRGBACoder: ImageCoder {
 
     func canDecode(_ data: Data) -> Bool { data.starts(with: Self.magic) }
 
-    func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+    func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
         let bytes = [UInt8](data)
         var offset = Self.magic.count
-        func take(_ n: Int) throws -> ArraySlice<UInt8> {
+        func take(_ n: Int) throws(WebImageError) -> ArraySlice<UInt8> {
             guard n >= 0, offset + n <= bytes.count else { throw WebImageError.badImageData("truncated") }
             defer { offset += n }
             return bytes[offset..<offset + n]
         }
-        func uint32() throws -> Int { try take(4).reduce(0) { $0 << 8 | Int($1) } }
+        func uint32() throws(WebImageError) -> Int { try take(4).reduce(0) { $0 << 8 | Int($1) } }
         let nameLength = Int(try take(1).first ?? 0)
         guard let format = ImageFormat(rawValue: String(decoding: try take(nameLength), as: UTF8.self)) else {
             throw WebImageError.badImageData("bad format name")
@@ -51,7 +51,7 @@ struct RawRGBACoder: ImageCoder {
 
     func canEncode(to format: ImageFormat) -> Bool { Self.formats.contains(format) }
 
-    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         var out = Self.magic
         out.append(UInt8(format.rawValue.utf8.count))
         out.append(contentsOf: Array(format.rawValue.utf8))

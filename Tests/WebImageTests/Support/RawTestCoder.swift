@@ -47,7 +47,7 @@ struct RawTestCoder: ProgressiveImageCoder {
 
     func canDecode(_ data: Data) -> Bool { data.starts(with: Self.magic) }
 
-    func decode(_ data: Data, options: ImageDecodeOptions) throws -> DecodedImage {
+    func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
         guard let image = try Self.decode(data, options: options, partial: false) else {
             throw WebImageError.badImageData("truncated raw image")
         }
@@ -56,7 +56,7 @@ struct RawTestCoder: ProgressiveImageCoder {
 
     func canEncode(to format: ImageFormat) -> Bool { false }
 
-    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws -> Data {
+    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         throw WebImageError.unsupportedFormat("the raw test coder does not encode")
     }
 
@@ -68,7 +68,7 @@ struct RawTestCoder: ProgressiveImageCoder {
 
     /// Decodes whole rows; with `partial`, missing rows are transparent and `nil` means
     /// not even one row has arrived.
-    static func decode(_ data: Data, options: ImageDecodeOptions, partial: Bool) throws -> DecodedImage? {
+    static func decode(_ data: Data, options: ImageDecodeOptions, partial: Bool) throws(WebImageError) -> DecodedImage? {
         guard let (width, height) = header(data), width > 0, height > 0 else {
             throw WebImageError.badImageData("not a raw test image")
         }

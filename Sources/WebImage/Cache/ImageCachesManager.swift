@@ -1,0 +1,222 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Several caches behind one ``ImageCaching``: SDWebImage's `SDImageCachesManager`.
+///
+/// The members are asked in list order, first is highest priority. Each kind of
+/// operation follows its policy: queries go ``QueryPolicy/serial`` by default (the first
+/// hit wins and later members are not asked), stores, removals and clears reach
+/// ``OperationPolicy/all`` members, and ``containsImage(forKey:cacheType:completion:)``
+/// asks all of them. A hit in a later member is not copied into earlier ones unless
+/// ``promotesHits`` is set, as SDWebImage never does.
+///
+/// A private memory and disk cache in front of a disk cache shared by several processes:
+///
+/// ```swift
+/// var sharedConfig = ImageCache.Config()
+/// sharedConfig.shouldCacheImagesInMemory = false  // the local cache keeps the decoded images
+/// let chain = ImageCachesManager(caches: [
+///     ImageCache(namespace: "local"),
+///     ImageCache(namespace: "shared", directory: URL(fileURLWithPath: "/srv/images"), config: sharedConfig),
+/// ])
+/// chain.promotesHits = true  // a hit in the shared directory is copied into the local cache
+/// let manager = ImageManager(cache: chain, loader: ImageLoadersManager.shared)
+/// ```
+///
+/// Thread-safe: the members and policies can be changed at any time and apply to the
+/// operations started afterwards. Completions run on the context's callback queue (for
+/// queries) or the manager's serial callback queue, never inline unless a query asked
+/// for it with ``ImageCacheOptions/queryMemorySync`` or ``ImageCacheOptions/queryDiskDataSync``.
+public final class ImageCachesManager: ImageCaching {
+    private struct State {
+        var caches: [any ImageCaching]
+        var queryPolicy = QueryPolicy.serial
+        var storePolicy = OperationPolicy.all
+        var removePolicy = OperationPolicy.all
+        var clearPolicy = OperationPolicy.all
+        var containsPolicy = ContainsPolicy.all
+        var promotesHits = false
+    }
+    // Member caches are user code: every method copies what it needs out of the lock
+    // before calling any of them.
+    private let state: Mutex<State>
+    /// Where completions run when a query's context names no queue, and for every
+    /// other operation.
+    let callbackQueue: DispatchQueue
+
+    /// A chain of `caches`, asked in that order.
+    ///
+    /// - Parameter callbackQueue: where completions run (a query's context can name
+    ///   another); `nil`, the default, creates a serial queue for this manager.
+    public init(caches: [any ImageCaching] = [], callbackQueue: DispatchQueue? = nil) {
+        state = Mutex(State(caches: caches))
+        self.callbackQueue = callbackQueue ?? DispatchQueue(label: "WebImage.ImageCachesManager.callbacks")
+    }
+
+    // MARK: Members and policies
+
+    /// The members, highest priority first. Default: those given to the initializer.
+    public var caches: [any ImageCaching] {
+        get { state.withLock { $0.caches } }
+        set { state.withLock { $0.caches = newValue } }
+    }
+
+    /// Appends `cache`, the lowest priority so far.
+    public func addCache(_ cache: any ImageCaching) {
+        state.withLock { $0.caches.append(cache) }
+    }
+
+    /// Removes every occurrence of the cache object `cache`.
+    public func removeCache(_ cache: any ImageCaching & AnyObject) {
+        state.withLock { s in s.caches.removeAll { ($0 as AnyObject) === cache } }
+    }
+
+    /// How queries ask the members. Default ``QueryPolicy/serial``.
+    public var queryPolicy: QueryPolicy {
+        get { state.withLock { $0.queryPolicy } }
+        set { state.withLock { $0.queryPolicy = newValue } }
+    }
+
+    /// Which members a store writes to. Default ``OperationPolicy/all``.
+    public var storePolicy: OperationPolicy {
+        get { state.withLock { $0.storePolicy } }
+        set { state.withLock { $0.storePolicy = newValue } }
+    }
+
+    /// Which members a removal reaches. Default ``OperationPolicy/all``.
+    public var removePolicy: OperationPolicy {
+        get { state.withLock { $0.removePolicy } }
+        set { state.withLock { $0.removePolicy = newValue } }
+    }
+
+    /// Which members a clear empties. Default ``OperationPolicy/all``.
+    public var clearPolicy: OperationPolicy {
+        get { state.withLock { $0.clearPolicy } }
+        set { state.withLock { $0.clearPolicy = newValue } }
+    }
+
+    /// How ``containsImage(forKey:cacheType:completion:)`` asks the members. Default
+    /// ``ContainsPolicy/all``.
+    public var containsPolicy: ContainsPolicy {
+        get { state.withLock { $0.containsPolicy } }
+        set { state.withLock { $0.containsPolicy = newValue } }
+    }
+
+    /// Copy a query's hit in a later member into the earlier members that missed, so
+    /// the next query stops sooner: a memory cache in front of a local disk in front of
+    /// a directory shared by several processes. Default `false`, as in SDWebImage.
+    ///
+    /// A hit with its encoded data is stored in the earlier members' memory and disk; a
+    /// memory hit without data only in their memory, since re-encoding it would cost
+    /// more than the copy saves. A ``ImageCacheOptions/decodeFirstFrameOnly`` image is
+    /// not kept in memory (it would stand in for the whole animation), and a thumbnail
+    /// goes to memory under ``ImageCacheContext/memoryKey(forKey:)`` while the
+    /// full-size data goes to disk under the key. The copy's memory part is done before
+    /// the query's completion runs; its disk part finishes in the background (see ``flush()``).
+    /// ``imageFromMemory(forKey:)`` never copies.
+    public var promotesHits: Bool {
+        get { state.withLock { $0.promotesHits } }
+        set { state.withLock { $0.promotesHits = newValue } }
+    }
+
+    /// The members and policies as they are now, copied out of the lock.
+    var snapshot: (caches: [any ImageCaching], query: QueryPolicy, store: OperationPolicy,
+                   remove: OperationPolicy, clear: OperationPolicy, contains: ContainsPolicy, promotesHits: Bool) {
+        state.withLock { s in
+            (s.caches, s.queryPolicy, s.storePolicy, s.removePolicy, s.clearPolicy, s.containsPolicy, s.promotesHits)
+        }
+    }
+
+    // MARK: ImageCaching
+
+    /// The image in memory for `key` in the first member the query policy asks that has
+    /// it, or `nil`. Runs on the caller's thread and copies nothing (see ``promotesHits``).
+    public func imageFromMemory(forKey key: String) -> DecodedImage? {
+        let current = snapshot
+        for member in current.query.members(of: current.caches) {
+            if let image = member.imageFromMemory(forKey: key) { return image }
+        }
+        return nil
+    }
+
+    /// Stores in every member the ``storePolicy`` names, all at once.
+    ///
+    /// The members' memory parts are done when this returns. `completion` runs on the
+    /// manager's callback queue once every member finished: with the first failure in
+    /// member order, or success (also when there is no member). Without a completion
+    /// each member reports its own failures.
+    public func store(
+        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
+        completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
+    ) {
+        let current = snapshot
+        let members = current.store.members(of: current.caches)
+        guard let completion else {
+            for member in members { member.store(image, data: data, forKey: key, cacheType: cacheType, completion: nil) }
+            return
+        }
+        fanOut(members, empty: .success(())) { member, reply in
+            member.store(image, data: data, forKey: key, cacheType: cacheType, completion: reply)
+        } combine: { results in
+            results.first { if case .failure = $0 { true } else { false } } ?? .success(())
+        } completion: { completion($0) }
+    }
+
+    /// Removes `key` from every member the ``removePolicy`` names, all at once;
+    /// `completion` runs on the manager's callback queue when all are done.
+    public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+        let current = snapshot
+        let members = current.remove.members(of: current.caches)
+        guard let completion else {
+            for member in members { member.removeImage(forKey: key, cacheType: cacheType, completion: nil) }
+            return
+        }
+        fanOut(members, empty: ()) { member, reply in
+            member.removeImage(forKey: key, cacheType: cacheType) { reply(()) }
+        } combine: { _ in () } completion: { completion() }
+    }
+
+    /// Empties every member the ``clearPolicy`` names, all at once; `completion` runs on
+    /// the manager's callback queue when all are done.
+    public func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+        let current = snapshot
+        let members = current.clear.members(of: current.caches)
+        guard let completion else {
+            for member in members { member.clear(cacheType: cacheType, completion: nil) }
+            return
+        }
+        fanOut(members, empty: ()) { member, reply in
+            member.clear(cacheType: cacheType) { reply(()) }
+        } combine: { _ in () } completion: { completion() }
+    }
+
+    /// Returns when every member's ``ImageCaching/flush()`` returned, whatever the policies.
+    public func flush() async {
+        let members = caches
+        await withDiscardingTaskGroup { group in
+            for member in members { group.addTask { await member.flush() } }
+        }
+    }
+
+    /// Runs `start` on every member at once and hands the combined answers to
+    /// `completion` on the callback queue, once all arrived (`empty` with no member).
+    func fanOut<Answer: Sendable, Combined: Sendable>(
+        _ members: [any ImageCaching], empty: Combined,
+        start: (any ImageCaching, @escaping @Sendable (Answer) -> Void) -> Void,
+        combine: @escaping @Sendable ([Answer]) -> Combined,
+        completion: @escaping @Sendable (Combined) -> Void
+    ) {
+        guard !members.isEmpty else {
+            callbackQueue.async { completion(empty) }
+            return
+        }
+        let answers = MemberAnswers<Answer>(count: members.count)
+        for (index, member) in members.enumerated() {
+            start(member) { [callbackQueue] answer in
+                guard let all = answers.recordAll(answer, at: index) else { return }
+                callbackQueue.async { completion(combine(all)) }
+            }
+        }
+    }
+}
