@@ -49,6 +49,7 @@ struct FetchCommand: AsyncParsableCommand {
     var out: String?
 
     @OptionGroup var output: OutputOptions
+    @OptionGroup var metricsOptions: MetricsOptions
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one URL") }
@@ -64,6 +65,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         output.bootstrapLogging()
+        let metricsReport = metricsOptions.start()
+        defer { metricsReport?.print() }
         let outDirectory = try out.map(Self.makeDirectory)
         var settings = pipelineOptions.settings
         settings.memoryOnly = memoryOnly

@@ -28,6 +28,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var output: OutputOptions
+    @OptionGroup var metricsOptions: MetricsOptions
 
     func validate() throws {
         if urls.isEmpty == (file == nil) { throw ValidationError("give URLs or --file LIST, not both") }
@@ -35,6 +36,8 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         output.bootstrapLogging()
+        let metricsReport = metricsOptions.start()
+        defer { metricsReport?.print() }
         let inputs = try file.map(Self.readList) ?? urls
         var settings = pipelineOptions.settings
         // The prefetcher's limit decides how many run; the downloader gets the same one.

@@ -148,6 +148,29 @@ struct ImageCachesManagerQueryTests {
         if case .failure(let error) = delivered.first { #expect(error.code == .cancelled) } else { Issue.record("not cancelled") }
     }
 
+    @Test("many concurrent queries through the chain, promoting as they go, all get the image", arguments: [
+        ImageCachesManager.QueryPolicy.serial, .concurrent,
+    ])
+    func concurrentQueries(policy: ImageCachesManager.QueryPolicy) async throws {
+        let f = try CacheChainFixture()
+        f.chain.queryPolicy = policy
+        f.chain.promotesHits = true
+        let image = RawRGBACoder.image(width: 16, height: 16, seed: 9)
+        try await f.put(image, forKey: "k", in: 2)
+        f.members[2].clearMemory()
+        let chain = f.chain
+        let hits = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await chain.queryImage(forKey: "k").image?.pixels == image.pixels }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(hits == 50)
+        await f.chain.flush()
+        #expect(await f.holds("k", in: 0) == (true, true))
+        #expect(await f.holds("k", in: 1) == (true, true))
+    }
+
     @Test("the async query with no member is a miss; task cancellation throws cancelled")
     func emptyAndTaskCancellation() async throws {
         let empty = ImageCachesManager()
