@@ -94,6 +94,8 @@ let package = Package(
             ],
             exclude: ["Hardening/Regressions"]
         ),
+        // The README's examples, compiled; its test checks that none is missing.
+        .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage"]),
     ],
     swiftLanguageModes: [.v6]
 )

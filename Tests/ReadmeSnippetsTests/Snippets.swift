@@ -1,0 +1,140 @@
+// The README's ```swift blocks, verbatim, so the compiler checks them. Nothing here runs
+// (the URLs are examples); ReadmeSnippetsTests checks that every block is here.
+import Dispatch
+import Foundation
+import WebImage
+
+// MARK: What the snippets assume
+
+let catURL = URL(fileURLWithPath: "/example/cat.jpg")
+
+func show(_ image: DecodedImage) {}
+
+func parsePPM(_ data: Data) throws(WebImageError) -> (width: Int, height: Int, rgb: [UInt8]) {
+    throw WebImageError.badImageData("not parsed in this example")
+}
+
+func writeRGBA(_ rgb: [UInt8], into out: UnsafeMutableBufferPointer<UInt8>) {
+    out.initialize(repeating: 255)
+}
+
+// MARK: The snippets
+
+// README block 1
+func loadCat(_ manager: ImageManager) async {
+    do {
+        let response = try await manager.loadImage(with: catURL)   // a URL, not an optional
+        let image = response.image                                 // never nil
+        print(image.format, image.width, image.height, response.cacheType)  // e.g. jpeg 640 427 none
+        print(response.http?.statusCode ?? 0)                      // 200; nil for cache hits
+    } catch {
+        print(error)    // a WebImageError: "invalidDownloadStatusCode (2001): HTTP 404"
+    }
+}
+
+// README block 2
+func loadWithProgress(_ manager: ImageManager) async throws {
+    let task = manager.imageTask(with: catURL, options: [.progressiveLoad])
+    task.priority = .high                        // reorders the downloader's queue, also later
+    Task { for await progress in task.progress { print(progress.fractionCompleted) } }
+    Task { for await preview in task.previews { show(preview.image) } }
+    let response = try await task.response       // the final image, or the thrown WebImageError
+    show(response.image)
+    // task.cancel() stops it; awaiting `response` then throws `cancelled` (2002)
+}
+
+// README block 3
+func loadWithCallbacks(_ manager: ImageManager) {
+    let operation = manager.loadImage(with: catURL, options: [.retryFailed, .progressiveLoad],
+                                      progress: { received, expected in print(received, expected) }) { result in
+        if result.isFinished, let image = result.image { show(image) }
+    }
+    operation.cancel()   // the completion then runs once with `cancelled` (2002)
+}
+
+// README block 4
+func loadThumbnail(_ manager: ImageManager, on myQueue: DispatchQueue) async throws -> ImageResponse {
+    var context = WebImageContext()
+    context.thumbnailPixelSize = PixelSize(width: 400, height: 300)   // decode small, cached under its own key
+    context.imageTransformer = ImagePipelineTransformer([
+        ImageResizingTransformer(size: PixelSize(width: 200, height: 200), mode: .aspectFill),
+        ImageRoundCornerTransformer(radius: 24),
+    ])
+    context.callbackQueue = myQueue                                   // for the callback API
+    return try await manager.loadImage(with: catURL, options: [.scaleDownLargeImages], context: context)
+}
+
+// README block 5
+func makeManager() -> ImageManager {
+    var config = ImageCache.Config()
+    config.maxMemoryCost = 64 * 1024 * 1024        // bytes of decoded pixels kept in memory
+    config.maxDiskAge = 3 * 24 * 60 * 60           // seconds since last use
+    config.maxDiskSize = 500 * 1024 * 1024         // trimmed to half when exceeded
+    let cache = ImageCache(namespace: "thumbnails",
+                           directory: URL(fileURLWithPath: "/var/cache/myapp"),   // → /var/cache/myapp/thumbnails
+                           config: config)
+    return ImageManager(cache: cache, loader: ImageLoadersManager.shared)
+}
+
+// README block 6
+func makeChainedManager() -> ImageManager {
+    let local = ImageCache(namespace: "local")
+    var sharedConfig = ImageCache.Config()
+    sharedConfig.shouldCacheImagesInMemory = false
+    let shared = ImageCache(namespace: "shared", directory: URL(fileURLWithPath: "/srv/image-cache"), config: sharedConfig)
+    let chain = ImageCachesManager(caches: [local, shared])   // asked in this order; the first hit wins
+    chain.promotesHits = true                                  // a hit in `shared` is copied into `local`
+    return ImageManager(cache: chain, loader: ImageLoadersManager.shared)
+}
+
+// README block 7
+func runJob(urls: [URL]) async throws {
+    let cache = ImageCache(namespace: "job")
+    try await ImageDownloader.withDownloader { downloader in      // shut down at the end, also on throw
+        let manager = ImageManager(cache: cache, loader: downloader)
+        for url in urls { _ = try await manager.loadImage(with: url) }
+    }
+    await cache.flush()     // every queued disk write done: safe to exit or delete the directory
+}
+
+// README block 8
+func warm(_ manager: ImageManager, _ urls: [URL]) async {
+    let prefetcher = ImagePrefetcher(manager: manager)
+    prefetcher.maxConcurrentPrefetchCount = 4          // default 3, at low priority
+    let result = await prefetcher.prefetch(urls) { finished, total in print("\(finished)/\(total)") }
+    print(result.finishedCount, result.skippedCount)
+    // or: let token = prefetcher.prefetchURLs(urls, progress: nil) { finished, skipped in … }; token.cancel()
+}
+
+// README block 9
+struct PPMCoder: ImageCoder {
+    func canDecode(_ data: Data) -> Bool { data.starts(with: Array("P6".utf8)) }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
+        let (width, height, rgb) = try parsePPM(data)                      // your parser
+        try options.checkPixelLimit(width: width, height: height)           // before allocating
+        let pixels = PixelBuffer(width: width, height: height) { out in writeRGBA(rgb, into: out) }
+        return DecodedImage(pixels: pixels, format: .undefined)
+    }
+    func canEncode(to format: ImageFormat) -> Bool { false }
+    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
+        throw WebImageError.unsupportedFormat("PPMCoder does not encode")
+    }
+}
+
+// README block 10
+struct GrayscaleTransformer: ImageTransformer {
+    var transformerKey: String { "GrayscaleTransformer()" }   // appended to the cache key
+    func transform(_ image: DecodedImage, forKey key: String) -> DecodedImage? {
+        image.mapFrames { frame in
+            var pixels = frame
+            pixels.withUnsafeMutableBytes { p in
+                for i in stride(from: 0, to: p.count, by: 4) {
+                    let r = Int(p[i]), g = Int(p[i + 1]), b = Int(p[i + 2])
+                    let y = UInt8((r * 77 + g * 150 + b * 29) >> 8)
+                    (p[i], p[i + 1], p[i + 2]) = (y, y, y)
+                }
+            }
+            return pixels
+        }
+    }
+}
