@@ -113,21 +113,25 @@ private final class DeferredProgressiveDecoder: ProgressiveImageDecoder {
         self.options = options
     }
 
-    func decode(_ data: Data, isComplete: Bool) throws -> DecodedImage? {
-        let current = choice.withLock { choice -> Choice in
-            if case .undecided = choice {
-                for coder in coders.reversed() {
-                    if let p = coder as? any ProgressiveImageCoder, p.canDecodeIncrementally(data) {
-                        choice = .incremental(p.makeIncrementalDecoder(options: options))
-                        break
-                    }
-                    if isComplete, coder.canDecode(data) {
-                        choice = .oneShot(coder)
-                        break
-                    }
-                }
+    private func decide(_ data: Data, isComplete: Bool) -> Choice {
+        for coder in coders.reversed() {
+            if let p = coder as? any ProgressiveImageCoder, p.canDecodeIncrementally(data) {
+                return .incremental(p.makeIncrementalDecoder(options: options))
             }
-            return choice
+            if isComplete, coder.canDecode(data) { return .oneShot(coder) }
+        }
+        return .undecided
+    }
+
+    func decode(_ data: Data, isComplete: Bool) throws -> DecodedImage? {
+        var current = choice.withLock { $0 }
+        if case .undecided = current {
+            // The coders are user code: asked outside the lock; the first decision stored wins.
+            let decided = decide(data, isComplete: isComplete)
+            current = choice.withLock { choice -> Choice in
+                if case .undecided = choice { choice = decided }
+                return choice
+            }
         }
         switch current {
         case .incremental(let decoder):
