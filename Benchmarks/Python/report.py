@@ -63,6 +63,14 @@ class Row:
                    verdict)
 
     @classmethod
+    def rss_limit(cls, work, ours, max_bytes, goal, peer_label="—"):
+        """Peak RSS of ours against a fixed ceiling (the animation rows)."""
+        verdict = cls._missing(ours)
+        if verdict is None:
+            verdict = "pass" if ours.peak <= max_bytes else "FAIL"
+        return cls(work, format_rss(ours.peak) if ours.peak is not None else "—", peer_label, "—", goal, verdict)
+
+    @classmethod
     def rate(cls, work, ours, min_rate, goal):
         """Operations per second of ours against a fixed floor."""
         verdict = cls._missing(ours)
@@ -152,6 +160,17 @@ What each row measures:
   temporary directory, so every image is also stored), against aiohttp + Pillow.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
   ran 100 concurrent `loadImage` calls on one new `ImageDownloader`.
+- animation: `gif/image-gif/gifplayer-muybridge.gif` (380 frames of 472×298;
+  236 MB of RGBA decoded whole). Played once through `AnimatedImagePlayer`
+  (default buffer of 3 frames, a clock that never waits, so every frame is
+  decoded and shown): the process's peak RSS against a 40 MB ceiling. Every frame
+  decoded once in order through `AnimatedImage.forEachFrame` (buffers recycled,
+  nothing kept) against Pillow converting every frame to RGBA. Open + first frame
+  through `AnimatedImage` against the eager decoder's `firstFrameOnly` decode of
+  the same file (same first image, as a still). `webimage decode FILE --json`
+  (frames, loop count and durations; each frame decoded and dropped) and
+  `webimage decode FILE --all-frames --out DIR` (every frame written as PNG):
+  the child process's peak RSS (GNU time's %M) against 40 MB and 60 MB.
 - peak RSS: VmHWM of the process thumbnailing 20 large JPEGs (5 real large
   photos + the 15 largest generated ones) once, ours vs Pillow draft+thumbnail.
 """

@@ -13,7 +13,8 @@ import Synchronization
 /// Tests register routes (a fixed ``Response`` or a handler that sees the request),
 /// load `origin.url("/path")`, and read per-path request counts. Responses can be
 /// delayed, dripped, sent chunked with pauses, cut off mid-body, declare a wrong
-/// Content-Length, answer 304 to a matching validator, or require Basic auth.
+/// Content-Length, answer 304 to a matching validator, require Basic auth, serve byte
+/// ranges (206), or fail a number of times before succeeding.
 /// Unknown paths get 404; `HEAD` gets the headers without the body. Always
 /// `await origin.shutdown()` at the end.
 ///
@@ -66,6 +67,9 @@ public final class TestOrigin: Sendable {
         public var etag: String?
         /// Required Basic credentials; other requests get 401.
         public var basicAuth: (user: String, password: String)?
+        /// Honour `Range: bytes=N-` (with `If-Range` matching ``etag`` or the
+        /// `Last-Modified` header) with a 206 of the rest of the body.
+        public var acceptsRanges = false
 
         public init(
             status: Int = 200, body: [UInt8] = [], contentType: String? = nil, headers: [(String, String)] = [],
@@ -96,7 +100,9 @@ public final class TestOrigin: Sendable {
         var routes: [String: Handler] = [:]
         var counts: [String: Int] = [:]
         var log: [String] = []
+        var headers: [String: [[String: String]]] = [:]
         var bytesSent = 0
+        var connectionsAccepted = 0
         var connections: [ObjectIdentifier: any Channel] = [:]
     }
     private let state = Mutex(State())
@@ -105,18 +111,33 @@ public final class TestOrigin: Sendable {
 
     /// The port the server listens on.
     public let port: Int
+    /// The address it listens on (`127.0.0.1` unless started with another loopback address).
+    public let host: String
     /// Whether it speaks HTTPS.
     public let isTLS: Bool
     /// `http://127.0.0.1:<port>`, or `https://…` for a TLS origin.
-    public var baseURL: URL { URL(string: "\(isTLS ? "https" : "http")://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+    public var baseURL: URL {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return URL(string: "\(isTLS ? "https" : "http")://\(name):\(port)") ?? URL(fileURLWithPath: "/")
+    }
 
     /// Starts a server on 127.0.0.1 with an OS-chosen port; HTTPS with a fresh
     /// self-signed certificate when `tls` is true.
-    public static func start(tls: Bool = false) async throws -> TestOrigin {
+    ///
+    /// - Parameters:
+    ///   - host: the loopback address to listen on: `127.0.0.1` (default), another
+    ///     127.x.y.z, or `::1`. Anything that is not loopback is refused: tests never
+    ///     open sockets elsewhere.
+    ///   - port: the port; 0 (default) lets the OS choose. Two origins on different
+    ///     loopback addresses can share a port, so one host name:port can reach either.
+    public static func start(tls: Bool = false, host: String = "127.0.0.1", port: Int = 0) async throws -> TestOrigin {
+        guard host == "::1" || host.hasPrefix("127.") else {
+            throw ChannelError.operationUnsupported
+        }
         let sslContext = tls ? try SelfSignedCertificate.serverContext() : nil
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { child in
+            .bind(host: host, port: port) { child in
                 child.eventLoop.makeCompletedFuture {
                     if let sslContext {
                         try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
@@ -126,7 +147,8 @@ public final class TestOrigin: Sendable {
                         wrappingChannelSynchronously: child)
                 }
             }
-        let origin = TestOrigin(channel: channel.channel, port: channel.channel.localAddress?.port ?? 0, isTLS: tls)
+        let origin = TestOrigin(
+            channel: channel.channel, port: channel.channel.localAddress?.port ?? 0, host: host, isTLS: tls)
         let task = Task {
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
@@ -140,9 +162,10 @@ public final class TestOrigin: Sendable {
         return origin
     }
 
-    private init(channel: any Channel, port: Int, isTLS: Bool) {
+    private init(channel: any Channel, port: Int, host: String, isTLS: Bool) {
         serverChannel = channel
         self.port = port
+        self.host = host
         self.isTLS = isTLS
     }
 
@@ -159,11 +182,30 @@ public final class TestOrigin: Sendable {
         state.withLock { $0.routes[path] = handler }
     }
 
+    /// Answers `path` with `failure` for the first `failures` requests, then with `success`
+    /// (for example 503 with `Retry-After` twice, then the image).
+    public func route(_ path: String, failing failures: Int, with failure: Response = .status(503), then success: Response) {
+        let seen = Mutex(0)
+        route(path) { _ in
+            let n = seen.withLock { n -> Int in
+                n += 1
+                return n
+            }
+            return n <= failures ? failure : success
+        }
+    }
+
+    /// The headers (names lowercased) of every request for `path`, in order.
+    public func requestHeaders(_ path: String) -> [[String: String]] { state.withLock { $0.headers[path] ?? [] } }
+
     /// How many requests arrived for `path`.
     public func requestCount(_ path: String) -> Int { state.withLock { $0.counts[path] ?? 0 } }
 
     /// Requests received for all paths so far.
     public var totalRequests: Int { state.withLock { $0.counts.values.reduce(0, +) } }
+
+    /// Connections accepted so far (a guard that refuses before connecting leaves it at 0).
+    public var connectionCount: Int { state.withLock { $0.connectionsAccepted } }
 
     /// Body bytes written so far.
     public var bytesSent: Int { state.withLock { $0.bytesSent } }
@@ -185,7 +227,10 @@ public final class TestOrigin: Sendable {
 
     private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
         let id = ObjectIdentifier(connection.channel)
-        state.withLock { $0.connections[id] = connection.channel }
+        state.withLock { s in
+            s.connections[id] = connection.channel
+            s.connectionsAccepted += 1
+        }
         defer { state.withLock { _ = $0.connections.removeValue(forKey: id) } }
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
@@ -217,6 +262,7 @@ public final class TestOrigin: Sendable {
         let handler = state.withLock { s -> Handler? in
             s.counts[path, default: 0] += 1
             s.log.append(path)
+            s.headers[path, default: []].append(headers)
             return s.routes[path]
         }
         var response = handler?(request) ?? .status(404)
@@ -228,6 +274,7 @@ public final class TestOrigin: Sendable {
                 response.headers = [("WWW-Authenticate", "Basic realm=\"test\"")]
             }
         }
+        if response.acceptsRanges, response.status == 200 { response = Self.ranged(response, request: headers) }
         if let etag = response.etag {
             if headers["if-none-match"] == etag {
                 response = Response(status: 304, headers: [("ETag", etag)])
@@ -236,6 +283,23 @@ public final class TestOrigin: Sendable {
             }
         }
         return try await write(response, isHead: head.method == .HEAD, out)
+    }
+
+    /// `response` cut to the range the request asks for, when its `If-Range` (if any)
+    /// still matches; unchanged otherwise.
+    private static func ranged(_ response: Response, request headers: [String: String]) -> Response {
+        guard let range = headers["range"], range.hasPrefix("bytes="), range.hasSuffix("-"),
+              let start = Int(range.dropFirst(6).dropLast()), start < response.body.count else { return response }
+        if let condition = headers["if-range"] {
+            let lastModified = response.headers.first { $0.0.lowercased() == "last-modified" }?.1
+            guard condition == response.etag || condition == lastModified else { return response }
+        }
+        var partial = response
+        partial.status = 206
+        partial.body = Array(response.body[start...])
+        partial.headers.append(("Content-Range", "bytes \(start)-\(response.body.count - 1)/\(response.body.count)"))
+        if case .closeAfter = response.delivery { partial.delivery = .whole }
+        return partial
     }
 
     private func write(_ r: Response, isHead: Bool, _ out: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws -> Bool {

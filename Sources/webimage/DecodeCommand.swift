@@ -9,6 +9,9 @@ struct DecodeCommand: AsyncParsableCommand {
         abstract: "Decode an image file; print its size, or write its pixels as PNG or raw RGBA.",
         discussion: """
             --out X.rgba writes the first frame's raw RGBA bytes (width*height*4); --out X.png a PNG.
+            An animation is decoded one frame at a time and no frame is kept: --json adds its \
+            frame durations; --all-frames --out DIR writes every frame as DIR/frame-NNNN.png. \
+            --eager decodes every frame into memory at once instead.
             Exit status: 0 decoded, 1 failed to decode, 2 bad usage.
             """
     )
@@ -22,8 +25,14 @@ struct DecodeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse images with more pixels than this: 1 to 10000000000 (default 100000000).")
     var maxPixels: Int?
 
-    @Option(help: "Write the decoded first frame to OUT.png or OUT.rgba.")
+    @Option(help: "Write the decoded first frame to OUT.png or OUT.rgba; with --all-frames, the directory for every frame.")
     var out: String?
+
+    @Flag(name: .customLong("all-frames"), help: "With --out DIR: write every frame as DIR/frame-NNNN.png, one frame in memory at a time.")
+    var allFrames = false
+
+    @Flag(help: "Decode every frame of an animation into memory at once (as DecodedImage holds them).")
+    var eager = false
 
     @Flag(help: "Print one JSON object on stdout instead of a sentence.")
     var json = false
@@ -33,7 +42,10 @@ struct DecodeCommand: AsyncParsableCommand {
     func validate() throws {
         if let thumbnail { _ = try NumericOption.thumbnail(thumbnail) }
         if let maxPixels { try NumericOption.check(maxPixels, "--max-pixels", in: NumericOption.maxPixels, "a number of pixels") }
-        if let out, !(out.hasSuffix(".png") || out.hasSuffix(".rgba")) {
+        if allFrames {
+            guard out != nil else { throw ValidationError("--all-frames needs --out DIR") }
+            if eager { throw ValidationError("--all-frames and --eager cannot be combined") }
+        } else if let out, !(out.hasSuffix(".png") || out.hasSuffix(".rgba")) {
             throw ValidationError("--out must end in .png or .rgba")
         }
     }
@@ -49,11 +61,20 @@ struct DecodeCommand: AsyncParsableCommand {
         line.add("file", file)
         do {
             let data = try readFile()
+            if !eager, let animation = try await DecodeQueue.shared.run({ try AnimatedImage(data: data, options: options) }) {
+                try await decode(animation, bytes: data.count, start: start, line: line)
+                return
+            }
             let image = try await DecodeQueue.shared.run {
                 try ImageCodersManager.shared.decode(data, options: options)
             }
             let elapsed = start.duration(to: .now)
-            if let out { try write(image, to: out) }
+            if allFrames, let out {
+                try Self.prepareDirectory(out)
+                try Self.writeFrame(ImageFrame(pixels: image.pixels), index: 0, directory: out)
+            } else if let out {
+                try write(image, to: out)
+            }
             line.add("ok", true)
             line.add("format", image.format.rawValue)
             line.add("width", image.width)

@@ -50,9 +50,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var metricsOptions: MetricsOptions
+    @OptionGroup(title: "Bulk jobs") var bulk: BulkOptions
 
     func validate() throws {
-        if urls.isEmpty { throw ValidationError("give at least one URL") }
+        if urls.isEmpty && bulk.file == nil { throw ValidationError("give at least one URL or --file LIST") }
         if let name = optionNames.first(where: { WebImageOptions.byName[$0] == nil }) {
             throw ValidationError("unknown --option '\(name)'; known: \(WebImageOptions.byName.keys.sorted().joined(separator: ", "))")
         }
@@ -77,6 +78,7 @@ struct FetchCommand: AsyncParsableCommand {
         let options = optionNames.reduce(into: WebImageOptions.waitStoreCache) { $0.formUnion(WebImageOptions.byName[$1] ?? []) }
         var context = WebImageContext()
         context.thumbnailPixelSize = try thumbnail.map(NumericOption.thumbnail)
+        if bulk.isActive { return try await runBulk(pipeline: pipeline, options: options, context: context) }
 
         let bar = output.progressBar(total: urls.count, label: "fetch")
         let reports = await load(pipeline: pipeline, options: options, context: context, bar: bar)

@@ -29,6 +29,7 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var metricsOptions: MetricsOptions
+    @OptionGroup(title: "Bulk jobs") var bulk: PrefetchBulkOptions
 
     func validate() throws {
         if urls.isEmpty == (file == nil) { throw ValidationError("give URLs or --file LIST, not both") }
@@ -38,12 +39,13 @@ struct PrefetchCommand: AsyncParsableCommand {
         output.bootstrapLogging()
         let metricsReport = metricsOptions.start()
         defer { metricsReport?.print() }
-        let inputs = try file.map(Self.readList) ?? urls
+        let inputs = bulk.isActive ? [] : try file.map(Self.readList) ?? urls
         var settings = pipelineOptions.settings
         // The prefetcher's limit decides how many run; the downloader gets the same one.
         let concurrency = settings.concurrency ?? 3
         settings.concurrency = concurrency
         let pipeline = CommandPipeline(settings)
+        if bulk.isActive { return try await runBulk(pipeline: pipeline) }
         let prefetcher = ImagePrefetcher(manager: pipeline.manager)
         prefetcher.maxConcurrentPrefetchCount = concurrency
         // The process exits right after: each load must finish writing to disk first.

@@ -1,11 +1,14 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import WebImage
 
 /// `webimage show URL|FILE`: draws an image in the terminal.
 ///
 /// The drawing goes to stdout whether or not it is a terminal, like `cat`. Animated
-/// images show their first frame, or play with `--animate`.
+/// images show their first frame, or play with `--animate`: a local animation plays
+/// through an ``AnimatedImagePlayer`` (frames decoded a few at a time, late frames
+/// skipped); one from a URL is decoded whole and played frame by frame.
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
@@ -51,12 +54,42 @@ struct ShowCommand: AsyncParsableCommand {
             // Decoding near the drawn size is much cheaper for large photos (JPEG DCT scaling).
             decodeOptions.thumbnailPixelSize = PixelSize(width: columns, height: ImageDecodeOptions.maxThumbnailSide)
             decodeOptions.firstFrameOnly = !animate
-            let image = try await ImageSource.image(for: source, options: decodeOptions)
             let painter = TerminalImage(background: TerminalImage.Background(rawValue: background) ?? .checker)
+            if animate, let animation = try await Self.animation(for: source, options: decodeOptions) {
+                try await play(animation, columns: columns, painter: painter)
+                return
+            }
+            let image = try await ImageSource.image(for: source, options: decodeOptions)
             try await draw(image, columns: columns, painter: painter)
         } catch {
             CommandError.report(error, subject: source)
             throw ExitCode.failure
+        }
+    }
+
+    /// The source as an animation decoded frame by frame, or `nil` for a still image or a URL
+    /// (those go through the loader and are decoded whole).
+    private static func animation(for source: String, options: ImageDecodeOptions) async throws -> AnimatedImage? {
+        if let url = URL(string: source), let scheme = url.scheme?.lowercased(), ["http", "https", "data"].contains(scheme) {
+            return nil
+        }
+        let data = try ImageSource.fileData(for: source)
+        return try await DecodeQueue.shared.run { try AnimatedImage(data: data, options: options) }
+    }
+
+    /// Plays through an ``AnimatedImagePlayer``: frames decode ahead on the decode queue,
+    /// a few at a time, and a frame the terminal could not draw in time is skipped.
+    private func play(_ animation: AnimatedImage, columns: Int, painter: TerminalImage) async throws {
+        let size = TerminalImage.drawSize(for: animation.info.frameSize, columns: columns, fitOnly: width == nil)
+        let rows = TerminalImage.rows(forPixelHeight: size.height)
+        let plays = loops ?? (animation.info.loopCount == 0 ? 3 : animation.info.loopCount)
+        let player = AnimatedImagePlayer(animation, loopCount: plays)
+        let isFirst = Mutex(true)
+        try await player.play { frame in
+            let text = painter.render(frame.pixels.resampled(width: size.width, height: size.height))
+            let first = isFirst.withLock { value in defer { value = false }; return value }
+            // Back to the drawing's first row, so each frame paints over the last.
+            Terminal.write((first ? "" : "\u{1B}[\(rows)A") + text)
         }
     }
 

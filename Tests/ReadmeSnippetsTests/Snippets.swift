@@ -10,6 +10,8 @@ let catURL = URL(fileURLWithPath: "/example/cat.jpg")
 
 func show(_ image: DecodedImage) {}
 
+func draw(_ pixels: PixelBuffer) {}
+
 func parsePPM(_ data: Data) throws(WebImageError) -> (width: Int, height: Int, rgb: [UInt8]) {
     throw WebImageError.badImageData("not parsed in this example")
 }
@@ -135,6 +137,16 @@ struct GrayscaleTransformer: ImageTransformer {
                 }
             }
             return pixels
+        }
+    }
+}
+
+// README: animations
+func play(_ data: Data) async throws {
+    if let animation = try AnimatedImage(data: data) {          // nil for a still image
+        print(animation.info.frameCount, animation.info.durations)
+        try await AnimatedImagePlayer(animation).play { frame in
+            draw(frame.pixels)                                 // frame.index, frame.loop
         }
     }
 }

@@ -38,4 +38,16 @@ enum BenchMode: String, CaseIterable {
     /// `--count` concurrent loads of the one input URL with a cold downloader;
     /// `compare` counts the requests nginx logged meanwhile.
     case coalesce
+
+    // Animations (AnimationWork): frames decoded on demand through `AnimatedImage`.
+
+    /// Each input played once through an `AnimatedImagePlayer` with a clock that never
+    /// waits; `opsPerSample` = frames shown. Its peak RSS is the player's memory row.
+    case animationPlay = "animation-play"
+    /// Every frame of each input once, in order, nothing kept (`AnimatedImage.forEachFrame`).
+    case animationFrames = "animation-frames"
+    /// Open each input as an `AnimatedImage` and decode its first frame.
+    case animationFirstFrame = "animation-first-frame"
+    /// Decode each input's first image as a still (`firstFrameOnly`): the baseline of ``animationFirstFrame``.
+    case stillFirstFrame = "still-first-frame"
 }

@@ -49,6 +49,13 @@ struct WebImageBench {
             case .coalesce:
                 guard let url = a.inputs.first else { throw UsageError("coalesce needs a URL") }
                 return try NetworkWork.coalesce(url: url, count: a.count)
+            case .animationPlay:
+                return try AnimationWork.play(paths: a.inputs, iterations: a.iterations, warmup: a.warmup)
+            case .animationFrames:
+                return try AnimationWork.frames(paths: a.inputs, iterations: a.iterations, warmup: a.warmup)
+            case .animationFirstFrame, .stillFirstFrame:
+                return try AnimationWork.firstFrame(paths: a.inputs, still: mode == .stillFirstFrame,
+                                                    iterations: a.iterations, warmup: a.warmup)
             default:
                 let work = try DecodeWork(mode: mode, paths: a.inputs, size: a.size)
                 return try work.run(iterations: a.iterations, warmup: a.warmup)

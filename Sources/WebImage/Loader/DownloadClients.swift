@@ -3,11 +3,28 @@ import NIOCore
 import Synchronization
 
 /// The downloader's HTTP clients, created on first use: one verifying certificates and,
-/// only for ``DownloaderOptions/allowInvalidSSLCertificates``, one that does not.
+/// only for ``DownloaderOptions/allowInvalidSSLCertificates``, one that does not; plus,
+/// under an ``AddressPolicy``, clients pinned to a checked address.
+///
+/// A pinned client maps one host name to the address the policy checked
+/// (AsyncHTTPClient's `dnsOverride`): it connects there without resolving again, while
+/// the `Host` header, TLS server name (SNI) and certificate verification stay those of
+/// the name. Pinned clients are leased per request and kept for reuse, at most
+/// ``maxPinnedClients``; idle ones beyond that are shut down, least recently used first.
 final class DownloadClients: Sendable {
+    /// Pinned clients kept for reuse (idle ones beyond this are closed).
+    static let maxPinnedClients = 32
+
+    private struct Pinned {
+        var client: HTTPClient
+        var leases = 0
+        var lastUsed: UInt64 = 0
+    }
     private struct State {
         var secure: HTTPClient?
         var insecure: HTTPClient?
+        var pinned: [String: Pinned] = [:]
+        var clock: UInt64 = 0
         var isShutDown = false
     }
     private let state = Mutex(State())
@@ -33,25 +50,68 @@ final class DownloadClients: Sendable {
         return client
     }
 
+    /// A client that connects to `address` for `host`; give it back with
+    /// ``release(pinnedKey:)`` once the response body is read.
+    func pinnedClient(
+        insecure: Bool, host: String, address: IPAddress
+    ) throws(WebImageError) -> (client: HTTPClient, key: String) {
+        let key = "\(insecure ? "insecure" : "secure") \(host) \(address)"
+        let (client, evicted) = state.withLock { s -> (HTTPClient?, [HTTPClient]) in
+            guard !s.isShutDown else { return (nil, []) }
+            s.clock += 1
+            if s.pinned[key] == nil {
+                s.pinned[key] = Pinned(client: makeClient(insecure: insecure, dnsOverride: [host: address.description]))
+            }
+            s.pinned[key]?.leases += 1
+            s.pinned[key]?.lastUsed = s.clock
+            return (s.pinned[key]?.client, Self.evictIdle(&s))
+        }
+        for old in evicted { old.shutdown { _ in } }
+        guard let client else { throw WebImageError(.invalidDownloadOperation, "The downloader was shut down") }
+        return (client, key)
+    }
+
+    /// Pinned clients kept now (leased or idle).
+    var pinnedCount: Int { state.withLock { $0.pinned.count } }
+
+    /// Ends one lease of a pinned client.
+    func release(pinnedKey key: String) {
+        let evicted = state.withLock { s -> [HTTPClient] in
+            s.pinned[key]?.leases -= 1
+            return Self.evictIdle(&s)
+        }
+        for old in evicted { old.shutdown { _ in } }
+    }
+
+    /// Removes idle pinned clients beyond the limit, oldest first; returns them to close.
+    private static func evictIdle(_ s: inout State) -> [HTTPClient] {
+        guard s.pinned.count > maxPinnedClients else { return [] }
+        let idle = s.pinned.filter { $0.value.leases <= 0 }.sorted { $0.value.lastUsed < $1.value.lastUsed }
+        var evicted: [HTTPClient] = []
+        for (key, entry) in idle.prefix(s.pinned.count - maxPinnedClients) {
+            s.pinned[key] = nil
+            evicted.append(entry.client)
+        }
+        return evicted
+    }
+
     /// Shuts the clients down; later requests fail.
     func shutdown() async {
-        let clients = state.withLock { s -> [HTTPClient] in
-            s.isShutDown = true
-            defer { (s.secure, s.insecure) = (nil, nil) }
-            return [s.secure, s.insecure].compactMap { $0 }
-        }
-        for client in clients { try? await client.shutdown() }
+        for client in takeAll() { try? await client.shutdown() }
     }
 
     /// Starts shutting the clients down without waiting: the safety net for a
     /// downloader released without ``shutdown()``.
     func shutdownDetached() {
-        let clients = state.withLock { s -> [HTTPClient] in
+        for client in takeAll() { client.shutdown { _ in } }
+    }
+
+    private func takeAll() -> [HTTPClient] {
+        state.withLock { s -> [HTTPClient] in
             s.isShutDown = true
-            defer { (s.secure, s.insecure) = (nil, nil) }
-            return [s.secure, s.insecure].compactMap { $0 }
+            defer { (s.secure, s.insecure, s.pinned) = (nil, nil, [:]) }
+            return [s.secure, s.insecure].compactMap { $0 } + s.pinned.values.map(\.client)
         }
-        for client in clients { client.shutdown { _ in } }
     }
 
     /// `seconds` in nanoseconds, for NIO's `TimeAmount`; never traps.
@@ -64,19 +124,22 @@ final class DownloadClients: Sendable {
         Int64((DownloaderConfig.clampedTimeout(seconds) * 1_000_000_000).rounded())
     }
 
-    private func makeClient(insecure: Bool) -> HTTPClient {
+    private func makeClient(insecure: Bool, dnsOverride: [String: String] = [:]) -> HTTPClient {
         var configuration = insecure
             ? HTTPClient.Configuration(certificateVerification: .none)
             : HTTPClient.Configuration()
-        // The downloader follows redirects itself, so it can check each hop's scheme,
-        // drop credentials across hosts and keep one deadline and size limit.
+        // The downloader follows redirects itself, so it can check each hop's scheme and
+        // address, drop credentials across hosts and keep one deadline and size limit.
         configuration.redirectConfiguration = .disallow
+        configuration.dnsOverride = dnsOverride
         let timeout = TimeAmount.nanoseconds(Self.nanoseconds(config.downloadTimeout))
         configuration.timeout = .init(connect: timeout, read: timeout)
         // A refused connection should fail now, not after retrying until the timeout:
-        // the manager decides about retries.
+        // the downloader's RetryPolicy decides about retries.
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = config.effectiveConnectionsPerHost
+        // HTTP/2 when the server offers it over TLS (ALPN), HTTP/1.1 otherwise.
+        configuration.httpVersion = .automatic
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 }

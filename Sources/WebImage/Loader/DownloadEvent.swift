@@ -33,9 +33,4 @@ public enum DownloadEvent: Sendable, Hashable {
         case .stopped: ImageDownloader.downloadStoppedNotification
         }
     }
-
-    var userInfo: [String: any Sendable] {
-        if case .receivedResponse(let url, let status) = self { return ["url": url, "statusCode": status] }
-        return ["url": url]
-    }
 }

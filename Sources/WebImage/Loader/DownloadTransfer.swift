@@ -17,6 +17,10 @@ struct DownloadCaller: Sendable {
     let decodeKey: DecodeKey
     let coder: any ImageCoder
     let queue: DispatchQueue
+    /// Whether the final result is handed over on the transfer's own task instead of
+    /// `queue`: only for the downloader's own `async` API, whose completion just resumes
+    /// a continuation (no user code), which saves a thread hop per load.
+    var deliversInline = false
     let progress: ImageLoaderProgress?
     let completed: ImageLoaderCompletion
 
@@ -30,7 +34,11 @@ struct DownloadDelivery: Sendable {
 
     func perform() {
         let (completed, result) = (caller.completed, result)
-        caller.queue.async { completed(result) }
+        if caller.deliversInline {
+            completed(result)
+        } else {
+            caller.queue.async { completed(result) }
+        }
     }
 }
 
@@ -45,7 +53,10 @@ final class DownloadTransfer: Sendable {
 
     let id: UInt64
     let url: URL
+    /// The coalescing key (``ImageDownloader/coalescingKey(for:options:)``).
     let key: String
+    /// The request every attempt sends (before any `Range` header).
+    let request: ImageDownloadRequest
     /// The network options and context of the caller that started the transfer.
     let options: DownloaderOptions
     let context: ImageLoaderContext
@@ -61,10 +72,12 @@ final class DownloadTransfer: Sendable {
     }
     private let state = Mutex(State())
 
-    init(id: UInt64, url: URL, options: DownloaderOptions, context: ImageLoaderContext) {
+    init(id: UInt64, url: URL, key: String, request: ImageDownloadRequest, options: DownloaderOptions,
+         context: ImageLoaderContext) {
         self.id = id
         self.url = url
-        self.key = url.absoluteString
+        self.key = key
+        self.request = request
         self.options = options
         self.context = context
     }
@@ -158,15 +171,29 @@ final class DownloadTransfer: Sendable {
     /// unless `force`; never the same byte count twice.
     func reportProgress(received: Int, expected: Int, interval: TimeInterval, force: Bool) {
         let now = ContinuousClock.now
-        state.withLock { s in
-            guard s.phase == .running, received != s.lastProgressBytes else { return }
-            if !force, let last = s.lastProgressAt, now - last < .seconds(interval) { return }
-            s.lastProgressAt = now
-            s.lastProgressBytes = received
-            for caller in s.callers {
-                guard let progress = caller.progress else { continue }
-                caller.queue.async { progress(received, expected) }
-            }
+        state.withLock { s in Self.reportProgress(&s, now: now, received: received, expected: expected, interval: interval, force: force) }
+    }
+
+    /// A body chunk arrived: reports progress and claims the partial decode slot (see
+    /// ``beginPartialDecode(data:)``) under one lock, as this runs once per chunk.
+    func chunkArrived(received: Int, expected: Int, interval: TimeInterval, data: Data) -> (any ProgressiveImageDecoder)? {
+        let now = ContinuousClock.now
+        return state.withLock { s in
+            Self.reportProgress(&s, now: now, received: received, expected: expected, interval: interval, force: false)
+            return Self.beginPartialDecode(&s, data: data)
+        }
+    }
+
+    private static func reportProgress(
+        _ s: inout State, now: ContinuousClock.Instant, received: Int, expected: Int, interval: TimeInterval, force: Bool
+    ) {
+        guard s.phase == .running, received != s.lastProgressBytes else { return }
+        if !force, let last = s.lastProgressAt, now - last < .seconds(interval) { return }
+        s.lastProgressAt = now
+        s.lastProgressBytes = received
+        for caller in s.callers {
+            guard let progress = caller.progress else { continue }
+            caller.queue.async { progress(received, expected) }
         }
     }
 
@@ -174,19 +201,21 @@ final class DownloadTransfer: Sendable {
     /// to use, or `nil` when nobody wants partials, a decode is in flight, or no coder
     /// recognises the data yet.
     func beginPartialDecode(data: Data) -> (any ProgressiveImageDecoder)? {
-        state.withLock { s in
-            guard s.phase == .running, !s.partialInFlight,
-                  let first = s.callers.first(where: \.wantsPartials),
-                  case .decode(let options) = first.decodeKey
+        state.withLock { s in Self.beginPartialDecode(&s, data: data) }
+    }
+
+    private static func beginPartialDecode(_ s: inout State, data: Data) -> (any ProgressiveImageDecoder)? {
+        guard s.phase == .running, !s.partialInFlight,
+              let first = s.callers.first(where: \.wantsPartials),
+              case .decode(let options) = first.decodeKey
+        else { return nil }
+        if s.progressiveDecoder == nil {
+            guard let coder = first.coder as? any ProgressiveImageCoder, coder.canDecodeIncrementally(data)
             else { return nil }
-            if s.progressiveDecoder == nil {
-                guard let coder = first.coder as? any ProgressiveImageCoder, coder.canDecodeIncrementally(data)
-                else { return nil }
-                s.progressiveDecoder = coder.makeIncrementalDecoder(options: options)
-            }
-            s.partialInFlight = true
-            return s.progressiveDecoder
+            s.progressiveDecoder = coder.makeIncrementalDecoder(options: options)
         }
+        s.partialInFlight = true
+        return s.progressiveDecoder
     }
 
     /// Releases the partial decode slot and sends `image` to the callers that want
@@ -214,7 +243,8 @@ final class DownloadTransfer: Sendable {
     func complete(
         results: [DownloadCaller.DecodeKey: Result<DecodedImage?, WebImageError>],
         data: Data,
-        http: HTTPResponseInfo
+        http: HTTPResponseInfo,
+        attempts: Int
     ) -> (missing: [(DownloadCaller.DecodeKey, any ImageCoder)], deliveries: [DownloadDelivery]) {
         state.withLock { s in
             var missing: [(DownloadCaller.DecodeKey, any ImageCoder)] = []
@@ -228,7 +258,7 @@ final class DownloadTransfer: Sendable {
             return ([], s.callers.compactMap { caller in
                 guard let result = results[caller.decodeKey] else { return nil }
                 return DownloadDelivery(caller: caller, result: result.map {
-                    ImageLoadResponse(url: url, image: $0, data: data, isFinished: true, http: http)
+                    ImageLoadResponse(url: url, image: $0, data: data, isFinished: true, http: http, attempts: attempts)
                 })
             })
         }

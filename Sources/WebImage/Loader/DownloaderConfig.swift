@@ -25,6 +25,18 @@ public struct DownloaderConfig: Sendable {
     }
     /// The start order of queued transfers of equal priority. Default ``ExecutionOrder/fifo``.
     public var executionOrder = ExecutionOrder.fifo
+    /// HTTP/1.1 connections open to one host (scheme, host and port) at once; transfers
+    /// beyond it wait for a free connection. HTTP/2 (negotiated over TLS when the server
+    /// offers it) multiplexes every transfer to a host on one connection. `nil`, the
+    /// default, allows as many as ``maxConcurrentDownloads``, and at least 8.
+    ///
+    /// Clamped to ``concurrencyRange`` (1…1024): 0 or less becomes 1, more than 1024 becomes 1024.
+    public var maxConnectionsPerHost: Int? {
+        didSet { maxConnectionsPerHost = maxConnectionsPerHost.map { Self.clamp($0, to: Self.concurrencyRange) } }
+    }
+
+    /// The per-host connection limit in effect (see ``maxConnectionsPerHost``).
+    var effectiveConnectionsPerHost: Int { maxConnectionsPerHost ?? max(8, maxConcurrentDownloads) }
 
     // MARK: Timing
 
@@ -76,6 +88,20 @@ public struct DownloaderConfig: Sendable {
     /// silently become a different security context either; such a redirect fails with
     /// ``WebImageError/Code/tooManyRedirects``. Credentials are dropped on such a hop.
     public var allowsCrossSchemeRedirects = false
+
+    // MARK: Retries
+
+    /// How transient failures (timeouts, lost connections, 408, 429, 5xx gateway errors)
+    /// are retried; a request's context may replace it. Default ``RetryPolicy/none``.
+    public var retryPolicy = RetryPolicy.none
+
+    // MARK: Security
+
+    /// The SSRF guard: which addresses transfers may connect to, checked on the first
+    /// request and every redirect hop (see ``AddressPolicy``). `nil`, the default (and the
+    /// shared downloader's), checks nothing; use ``AddressPolicy/blockPrivateAddresses``
+    /// for URLs from untrusted input.
+    public var addressPolicy: AddressPolicy?
 
     // MARK: Response checks
 

@@ -30,7 +30,10 @@ final class EventBroadcaster<Element: Sendable>: Sendable {
     }
 
     func yield(_ value: Element) {
-        for continuation in state.withLock({ Array($0.continuations.values) }) { continuation.yield(value) }
+        let subscribers = state.withLock { s -> [AsyncStream<Element>.Continuation] in
+            s.continuations.isEmpty ? [] : Array(s.continuations.values)
+        }
+        for continuation in subscribers { continuation.yield(value) }
     }
 
     /// Ends every stream; later subscribers get an empty stream.

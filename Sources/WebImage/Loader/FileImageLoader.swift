@@ -57,7 +57,7 @@ public final class FileImageLoader: ImageLoader {
 
     /// Missing files may appear later, so they are not blocked; other failures are.
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
-        error.code != .invalidURL && !Self.transientCodes.contains(error.code)
+        error.code != .invalidURL && !Self.isNeverBlocked(error)
     }
 
     private static func read(_ url: URL, limit: Int) -> Result<Data, WebImageError> {

@@ -12,6 +12,9 @@ public struct HTTPResponseInfo: Sendable, Hashable {
     public var headers: HTTPHeaderFields
     /// The URL that answered, after any redirects.
     public var url: URL
+    /// Network attempts the transfer took to get this response (``RetryPolicy``): 1
+    /// unless transient failures were retried.
+    public var attempts = 1
 
     /// Creates a response description.
     public init(statusCode: Int, headers: HTTPHeaderFields, url: URL) {
@@ -20,14 +23,23 @@ public struct HTTPResponseInfo: Sendable, Hashable {
         self.url = url
     }
 
-    /// `ETag` and `Last-Modified`, for a later conditional request.
+    /// `ETag` and `Last-Modified`, for a later conditional request, and the freshness
+    /// the caching headers give (counted from now).
     public var validators: HTTPValidators {
-        HTTPValidators(etag: headers["ETag"], lastModified: headers["Last-Modified"])
+        HTTPValidators(
+            etag: headers["ETag"], lastModified: headers["Last-Modified"],
+            freshness: HTTPFreshness(headers: headers, receivedAt: Date()))
+    }
+
+    /// Whether `Cache-Control` says `no-store`: the response must not be written to disk.
+    public var isNoStore: Bool {
+        headers["Cache-Control"].map { HTTPFreshness.directives($0).keys.contains("no-store") } ?? false
     }
 
     /// The declared `Content-Length`, or `nil` when absent or not a number.
     public var expectedContentLength: Int? {
-        guard let text = headers["Content-Length"], let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0
+        guard let text = headers["Content-Length"],
+              let n = Int(text) ?? Int(text.trimmingCharacters(in: .whitespaces)), n >= 0
         else { return nil }
         return n
     }

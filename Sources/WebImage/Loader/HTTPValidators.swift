@@ -9,13 +9,20 @@ public struct HTTPValidators: Sendable, Hashable {
     public var etag: String?
     /// The `Last-Modified` header, verbatim.
     public var lastModified: String?
+    /// The response's freshness (`Cache-Control`, `Expires`, `Age`), stored with the entry
+    /// for ``HTTPCachePolicy/respectHeaders``; `nil` when it sent no caching header.
+    public var freshness: HTTPFreshness?
 
-    /// Creates validators; either may be `nil`.
-    public init(etag: String? = nil, lastModified: String? = nil) {
+    /// Creates validators; any may be `nil`.
+    public init(etag: String? = nil, lastModified: String? = nil, freshness: HTTPFreshness? = nil) {
         self.etag = etag
         self.lastModified = lastModified
+        self.freshness = freshness
     }
 
-    /// Whether there is nothing to validate with.
-    public var isEmpty: Bool { etag == nil && lastModified == nil }
+    /// Whether there is nothing to validate with (and no freshness to keep).
+    public var isEmpty: Bool { etag == nil && lastModified == nil && freshness == nil }
+
+    /// Whether a conditional request can be made with these.
+    public var canValidate: Bool { etag != nil || lastModified != nil }
 }

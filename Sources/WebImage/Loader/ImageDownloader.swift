@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 
 /// Downloads images over http and https with AsyncHTTPClient, decodes them off the
@@ -12,9 +13,15 @@ import Synchronization
 /// await downloader.shutdown()
 /// ```
 ///
-/// - **Coalescing**: a request for a URL whose transfer is queued or running joins it;
-///   each caller gets its own ``ImageLoadToken`` and its own decode (callers asking for
-///   equal decode options share one). A request after the transfer finished starts anew.
+/// - **Coalescing**: a request whose transfer is queued or running joins it when the two
+///   requests are the same on the wire: URL, every header after the request modifier
+///   (credentials, cookies, validators) and TLS settings; otherwise it gets its own
+///   transfer. Each caller gets its own ``ImageLoadToken`` and its own decode (callers
+///   asking for equal decode options share one). A request after the transfer finished
+///   starts anew.
+/// - **Security and retries**: ``DownloaderConfig/addressPolicy`` (the SSRF guard) checks
+///   every hop; ``DownloaderConfig/retryPolicy`` retries transient failures, resuming a
+///   body cut off mid-way with a `Range` request.
 /// - **Queueing**: at most ``DownloaderConfig/maxConcurrentDownloads`` transfers run;
 ///   the rest start by priority, then in ``DownloaderConfig/executionOrder``.
 /// - **Callbacks** run on the request's callback queue, else the config's, else a
@@ -54,6 +61,7 @@ public final class ImageDownloader: ImageLoader {
     let cookieJar = CookieJar()
     let callbackQueue: DispatchQueue
     private let broadcaster = EventBroadcaster<DownloadEvent>()
+    static let logger = Logger(label: "WebImage.ImageDownloader")
     private let isShared: Bool
 
     /// Creates a downloader; its HTTP client is created on the first request.
@@ -161,6 +169,40 @@ public final class ImageDownloader: ImageLoader {
         progress: ImageLoaderProgress?,
         completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
+        enqueue(url, options: options, context: context, progress: progress, inline: false, completed: completed)
+    }
+
+    /// Loads `url` and returns the final response; partial images are not reported.
+    ///
+    /// The same as ``ImageLoader/loadImage(with:options:context:progress:)``, but the
+    /// result resumes the calling task straight from the transfer's task rather than
+    /// through a callback queue (one thread hop less per load). `progress` still runs on
+    /// the context's callback queue. Cancelling the calling task cancels this caller's load.
+    public func loadImage(
+        with url: URL?,
+        options: DownloaderOptions = [],
+        context: ImageLoaderContext = ImageLoaderContext(),
+        progress: ImageLoaderProgress? = nil
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        let slot = CancellationSlot()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResponse, WebImageError>, Never>) in
+                let token = enqueue(url, options: options, context: context, progress: progress, inline: true) { result in
+                    if case .success(let response) = result, !response.isFinished { return }
+                    continuation.resume(returning: result)
+                }
+                slot.set { token.cancel() }
+            }
+        } onCancel: {
+            slot.cancel()
+        }
+        return try result.get()
+    }
+
+    private func enqueue(
+        _ url: URL?, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgress?,
+        inline: Bool, completed: @escaping ImageLoaderCompletion
+    ) -> ImageLoadToken {
         let queue = context.callbackQueue ?? callbackQueue
         guard let url, canRequestImage(for: url) else {
             let error = WebImageError(.invalidURL, "Not an http(s) URL: \(url?.redactedForLog ?? "nil")")
@@ -169,18 +211,28 @@ public final class ImageDownloader: ImageLoader {
         }
         let decodeKey: DownloadCaller.DecodeKey = options.contains(.avoidDecodeImage)
             ? .dataOnly : .decode(context.effectiveDecodeOptions(options))
+        let request: ImageDownloadRequest
+        do {
+            request = try makeRequest(url: url, options: options, context: context)
+        } catch {
+            queue.async { completed(.failure(error)) }
+            return ImageLoadToken(url: url)
+        }
+        let key = Self.coalescingKey(for: request, options: options)
         let joined = state.withLock { s -> (transfer: DownloadTransfer, callerID: UInt64)? in
             guard !s.isShutDown else { return nil }
             s.nextID += 1
-            let caller = DownloadCaller(
+            var caller = DownloadCaller(
                 id: s.nextID, options: options, priority: options.priority, decodeKey: decodeKey, coder: context.coders ?? config.coders,
                 queue: queue, progress: progress, completed: completed)
-            if let existing = s.transfers[url.absoluteString], existing.add(caller) {
+            caller.deliversInline = inline
+            if let existing = s.transfers[key], existing.add(caller) {
                 s.queue.setPriority(existing.id, to: existing.priority)
                 return (existing, caller.id)
             }
             s.nextID += 1
-            let transfer = DownloadTransfer(id: s.nextID, url: url, options: options, context: context)
+            let transfer = DownloadTransfer(
+                id: s.nextID, url: url, key: key, request: request, options: options, context: context)
             _ = transfer.add(caller)
             s.transfers[transfer.key] = transfer
             s.queue.insert(transfer, priority: options.priority)
@@ -238,8 +290,8 @@ public final class ImageDownloader: ImageLoader {
 
     func emit(_ event: DownloadEvent) {
         broadcaster.yield(event)
-        var userInfo: [AnyHashable: Any] = [:]
-        for (key, value) in event.userInfo { userInfo[key] = value }
+        var userInfo: [AnyHashable: Any] = ["url": event.url]
+        if case .receivedResponse(_, let status) = event { userInfo["statusCode"] = status }
         NotificationCenter.default.post(name: event.notificationName, object: self, userInfo: userInfo)
     }
 }

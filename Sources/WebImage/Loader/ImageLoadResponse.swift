@@ -14,13 +14,19 @@ public struct ImageLoadResponse: Sendable {
     public var isFinished: Bool
     /// Status, headers and validators for http(s) loads; `nil` for `file:` and `data:`.
     public var http: HTTPResponseInfo?
+    /// Network attempts the transfer took (``RetryPolicy``); 1 without retries, and for
+    /// `file:` and `data:`.
+    public var attempts: Int
 
     /// Creates a response.
-    public init(url: URL, image: DecodedImage?, data: Data?, isFinished: Bool, http: HTTPResponseInfo? = nil) {
+    public init(
+        url: URL, image: DecodedImage?, data: Data?, isFinished: Bool, http: HTTPResponseInfo? = nil, attempts: Int = 1
+    ) {
         self.url = url
         self.image = image
         self.data = data
         self.isFinished = isFinished
         self.http = http
+        self.attempts = attempts
     }
 }

@@ -45,13 +45,24 @@ public protocol ImageLoader: AnyObject, Sendable {
 
 extension ImageLoader {
     /// The default policy: block unless the failure is transient (cancelled, timed out,
-    /// cannot connect, cannot find host, connection lost).
+    /// cannot connect, cannot find host, connection lost, HTTP 408, 429, 500, 502, 503,
+    /// 504) or a refusal of the address policy (``WebImageError/Code/forbiddenAddress``,
+    /// which says nothing about the URL's server and must not make it look down).
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
-        !Self.transientCodes.contains(error.code)
+        !Self.isNeverBlocked(error)
     }
 
     static var transientCodes: Set<WebImageError.Code> {
         [.cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost]
+    }
+
+    /// Codes no loader's default policy puts on the block list.
+    static var neverBlockedCodes: Set<WebImageError.Code> { transientCodes.union([.forbiddenAddress]) }
+
+    /// Whether no loader's default policy blocks `error`: a never-blocked code or a
+    /// status worth retrying (``RetryPolicy/isRetryable(_:)``).
+    static func isNeverBlocked(_ error: WebImageError) -> Bool {
+        neverBlockedCodes.contains(error.code) || RetryPolicy.isRetryable(error)
     }
 
     /// Loads `url` and returns the final response; partial images are not reported.

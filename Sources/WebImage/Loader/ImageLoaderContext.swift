@@ -24,6 +24,9 @@ public struct ImageLoaderContext: Sendable {
     /// The queue progress and completion callbacks run on; it should be serial so they
     /// arrive in order. `nil` uses the loader's serial callback queue.
     public var callbackQueue: DispatchQueue?
+    /// Replaces the downloader's ``DownloaderConfig/retryPolicy`` for this request (and
+    /// for every caller that joins its transfer). Default `nil`, the downloader's.
+    public var retryPolicy: RetryPolicy?
 
     /// The pixel budget ``DownloaderOptions/scaleDownLargeImages`` uses when the decode
     /// options set none: 60 MiB of RGBA, as SDWebImage.
@@ -36,8 +39,10 @@ public struct ImageLoaderContext: Sendable {
         requestModifier: ImageDownloadRequestModifier? = nil,
         responseModifier: ImageDownloadResponseModifier? = nil,
         coders: (any ImageCoder)? = nil,
-        callbackQueue: DispatchQueue? = nil
+        callbackQueue: DispatchQueue? = nil,
+        retryPolicy: RetryPolicy? = nil
     ) {
+        self.retryPolicy = retryPolicy
         self.decodeOptions = decodeOptions
         self.validators = validators
         self.requestModifier = requestModifier

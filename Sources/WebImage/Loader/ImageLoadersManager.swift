@@ -91,6 +91,6 @@ public final class ImageLoadersManager: ImageLoader {
     /// Asks the loader that handles `url`; the default policy when there is none.
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         if let loader = loader(for: url) { return loader.shouldBlockFailedURL(url, error: error) }
-        return !Self.transientCodes.contains(error.code)
+        return !Self.isNeverBlocked(error)
     }
 }

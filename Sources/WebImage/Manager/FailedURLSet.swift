@@ -2,16 +2,99 @@ import Foundation
 import Synchronization
 
 /// The URLs whose load failed in a way the loader calls permanent: SDWebImage's
-/// `failedURLs`. Loads of them fail with ``WebImageError/Code/blackListed`` without
-/// touching the network unless ``WebImageOptions/retryFailed`` is set. Thread-safe.
+/// `failedURLs`, made safe for processes that run for weeks. Thread-safe.
+///
+/// Loads of a listed URL fail with ``WebImageError/Code/blackListed`` without touching
+/// the network unless ``WebImageOptions/retryFailed`` is set. Unlike SDWebImage's set,
+/// an entry remembers its error and **expires** (``FailedURLPolicy/timeToLive``), and the
+/// list is **bounded** (``FailedURLPolicy/capacity``, least recently used out first), so
+/// a server that saw an origin return 404 during a deploy recovers without a restart,
+/// and a crawler's millions of dead links cannot grow it without limit. Transient errors
+/// never enter (the manager checks, see ``ImageManager``).
 final class FailedURLSet: Sendable {
-    private let urls = Mutex<Set<URL>>([])
+    struct Entry: Sendable {
+        var error: WebImageError
+        var expires: Double
+        var sequence: UInt64
+    }
+    private struct State {
+        var entries: [URL: Entry] = [:]
+        /// URLs in use order, oldest first, with the sequence they had then; stale pairs
+        /// (a later use or a removal) are skipped when evicting.
+        var order: [(url: URL, sequence: UInt64)] = []
+        var head = 0
+        var nextSequence: UInt64 = 0
+    }
+    private let state = Mutex(State())
+    let policy: FailedURLPolicy
+    /// Seconds on a monotonic clock; tests pass their own.
+    private let now: @Sendable () -> Double
 
-    func contains(_ url: URL) -> Bool { urls.withLock { $0.contains(url) } }
+    init(policy: FailedURLPolicy = FailedURLPolicy(), now: (@Sendable () -> Double)? = nil) {
+        self.policy = policy
+        let start = ContinuousClock.now
+        self.now = now ?? {
+            let elapsed = start.duration(to: .now).components
+            return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        }
+    }
 
-    func insert(_ url: URL) { urls.withLock { _ = $0.insert(url) } }
+    /// The error that put `url` on the list, while its entry has not expired. A hit
+    /// counts as a use for the LRU order.
+    func entry(for url: URL) -> WebImageError? {
+        let time = now()
+        return state.withLock { s -> WebImageError? in
+            guard let entry = s.entries[url] else { return nil }
+            guard entry.expires > time else {
+                s.entries[url] = nil
+                return nil
+            }
+            s.nextSequence += 1
+            s.entries[url]?.sequence = s.nextSequence
+            s.order.append((url, s.nextSequence))
+            Self.compact(&s)
+            return entry.error
+        }
+    }
 
-    func remove(_ url: URL) { urls.withLock { _ = $0.remove(url) } }
+    func contains(_ url: URL) -> Bool { entry(for: url) != nil }
 
-    func removeAll() { urls.withLock { $0.removeAll() } }
+    /// Lists `url` with `error` for ``FailedURLPolicy/timeToLive``, evicting the least
+    /// recently used entries beyond ``FailedURLPolicy/capacity``.
+    func insert(_ url: URL, error: WebImageError) {
+        guard policy.capacity > 0, policy.timeToLive > 0 else { return }
+        let expires = now() + policy.timeToLive
+        state.withLock { s in
+            s.nextSequence += 1
+            s.entries[url] = Entry(error: error, expires: expires, sequence: s.nextSequence)
+            s.order.append((url, s.nextSequence))
+            while s.entries.count > policy.capacity, s.head < s.order.count {
+                let (oldest, sequence) = s.order[s.head]
+                s.head += 1
+                if s.entries[oldest]?.sequence == sequence { s.entries[oldest] = nil }
+            }
+            Self.compact(&s)
+        }
+    }
+
+    func remove(_ url: URL) { state.withLock { _ = $0.entries.removeValue(forKey: url) } }
+
+    func removeAll() {
+        state.withLock { s in
+            s.entries = [:]
+            s.order = []
+            s.head = 0
+        }
+    }
+
+    /// Listed URLs, expired ones not yet dropped included.
+    var count: Int { state.withLock { $0.entries.count } }
+
+    /// Drops the consumed prefix and stale pairs once the order list is mostly garbage,
+    /// so it stays within a small multiple of the entry count.
+    private static func compact(_ s: inout State) {
+        guard s.order.count > 64, s.order.count > 2 * (s.entries.count + 1) else { return }
+        s.order = s.order[s.head...].filter { s.entries[$0.url]?.sequence == $0.sequence }
+        s.head = 0
+    }
 }

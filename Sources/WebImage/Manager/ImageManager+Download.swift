@@ -31,17 +31,34 @@ extension ImageManager {
             return
         }
         guard cached != nil else {
-            request(load, validators: nil, isRevalidation: false)
+            request(load, validators: nil, revalidation: .none)
             return
         }
-        readValidators(load) { [self] validators in request(load, validators: validators, isRevalidation: true) }
+        readValidators(load) { [self] validators in request(load, validators: validators, revalidation: .refresh) }
+    }
+
+    /// Why a request revalidates a cached entry.
+    enum Revalidation: Sendable {
+        /// Not a revalidation: a miss.
+        case none
+        /// ``WebImageOptions/refreshCached``: the cached image was delivered; a 304 ends
+        /// the load with no second result.
+        case refresh
+        /// ``HTTPCachePolicy/respectHeaders``: the stale `hit` is held back until the
+        /// server answers; a 304 delivers it, and so does a failure when `staleIfError`.
+        case freshness(hit: ImageCacheQueryResult, validators: HTTPValidators?, staleIfError: Bool)
+
+        var isRevalidation: Bool {
+            if case .none = self { return false }
+            return true
+        }
     }
 
     /// Asks the loader for `load.url`; with validators, as a conditional request.
-    private func request(_ load: ManagedLoad, validators: HTTPValidators?, isRevalidation: Bool) {
+    func request(_ load: ManagedLoad, validators: HTTPValidators?, revalidation: Revalidation) {
         guard !load.operation.isFinished else { return }
         var options = load.options.downloaderOptions
-        let conditional = validators.map { !$0.isEmpty } ?? false
+        let conditional = validators?.canValidate ?? false
         if conditional { options.insert(.useHTTPCache) }
         let context = load.context.loaderContext(
             options: load.options, key: load.sourceKey ?? load.url.absoluteString, queue: load.queue,
@@ -49,13 +66,14 @@ extension ImageManager {
         let token = load.loader.requestImage(
             with: load.url, options: options, context: context, progress: load.progress
         ) { [self] result in
-            received(load, result, isRevalidation: isRevalidation)
+            received(load, result, revalidation: revalidation)
         }
         load.operation.setLoaderToken(token)
     }
 
     /// Handles one loader callback, on the load's queue.
-    private func received(_ load: ManagedLoad, _ result: Result<ImageLoadResponse, WebImageError>, isRevalidation: Bool) {
+    private func received(_ load: ManagedLoad, _ result: Result<ImageLoadResponse, WebImageError>, revalidation: Revalidation) {
+        let isRevalidation = revalidation.isRevalidation
         switch result {
         case .success(let response) where !response.isFinished:
             // Partial images are shown, never stored; a refresh keeps the cached image until the new one is whole.
@@ -66,8 +84,14 @@ extension ImageManager {
             if load.options.contains(.retryFailed) { failedURLs.remove(load.url) }
             let download = Download(
                 image: response.image, data: response.data, validators: response.http?.validators, http: response.http)
-            complete(load, image: response.image, data: response.data, cacheType: .none, download: download)
+            // Cache-Control: no-store is honoured whatever the cache policy: memory only.
+            let target = response.http?.isNoStore == true ? load.adding(.cacheMemoryOnly) : load
+            complete(target, image: response.image, data: response.data, cacheType: .none, download: download)
         case .failure(let error) where isRevalidation:
+            if case .freshness(let hit, let validators, let staleIfError) = revalidation {
+                revalidated(load, hit: hit, stored: validators, error: error, staleIfError: staleIfError)
+                return
+            }
             if error.code == .cacheNotModified {
                 touchOriginal(load)
             } else {
@@ -78,11 +102,27 @@ extension ImageManager {
                 load.operation.deliver(error.code == .cancelled ? load.failure(error) : nil, isLast: true, inline: false)
             }
         case .failure(let error):
-            if error.code != .cancelled, error.code != .cacheNotModified, shouldBlock(load, error) {
-                failedURLs.insert(load.url)
-            }
-            load.operation.deliver(load.failure(error), isLast: true, inline: false)
+            fail(load, error)
         }
+    }
+
+    /// Ends `load` with `error`, putting its URL on the block list when the error is
+    /// permanent and the delegate (else the loader) agrees.
+    func fail(_ load: ManagedLoad, _ error: WebImageError) {
+        if Self.mayBlock(error), shouldBlock(load, error) {
+            failedURLs.insert(load.url, error: error)
+        }
+        load.operation.deliver(load.failure(error), isLast: true, inline: false)
+    }
+
+    /// Whether `error` may put a URL on the block list at all: never a transient failure
+    /// (another attempt may succeed), a cancellation, a 304 or an address-policy refusal.
+    static func mayBlock(_ error: WebImageError) -> Bool {
+        let never: Set<WebImageError.Code> = [
+            .cancelled, .cacheNotModified, .forbiddenAddress, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost,
+            .blackListed,
+        ]
+        return !never.contains(error.code) && !RetryPolicy.isRetryable(error)
     }
 
     /// The delegate's block-list decision, else the loader's.

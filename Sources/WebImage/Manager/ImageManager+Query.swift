@@ -40,6 +40,11 @@ extension ImageManager {
 
     private func deliverHit(_ load: ManagedLoad, _ hit: ImageCacheQueryResult, inline: Bool) {
         let refresh = load.options.contains(.refreshCached)
+        if load.httpCachePolicy == .respectHeaders, !refresh, !load.options.contains(.fromCacheOnly) {
+            // Whether the hit may be used depends on its stored freshness: a disk read.
+            load.queue.async { self.deliverIfFresh(load, hit) }
+            return
+        }
         let result = load.result(image: hit.image, data: hit.data, cacheType: hit.cacheType)
         load.operation.deliver(result, isLast: !refresh, inline: inline)
         guard refresh else { return }

@@ -32,9 +32,13 @@ import Synchronization
 ///   (or ``WebImageOptions/queryDiskDataSync``, which also reads the disk on the calling
 ///   thread); the `async` API answers a memory hit on the calling task.
 /// - **Failed URLs**: a load that fails in a way the loader calls permanent (a 404, bad
-///   data; not a timeout or cancellation) puts the URL on a block list; later loads fail
-///   with ``WebImageError/Code/blackListed`` without a request unless
+///   data) puts the URL on a block list; later loads fail with
+///   ``WebImageError/Code/blackListed`` without a request unless
 ///   ``WebImageOptions/retryFailed`` is given, and a retried success takes it off.
+///   Entries expire and the list is bounded (``FailedURLPolicy``). Transient failures
+///   (timeouts, lost connections, 408, 429, 500, 502–504), cancellations and refusals of
+///   the address policy (``WebImageError/Code/forbiddenAddress``) never enter it, whatever
+///   the loader or delegate say.
 /// - **refreshCached**: the cached image is delivered first, then revalidated with the
 ///   `ETag` / `Last-Modified` stored with its disk entry; 304 ends the load without a
 ///   second callback, new data gives a second callback. See `ImageManager+Refresh.swift`.
@@ -58,22 +62,32 @@ public final class ImageManager: Sendable {
         var transformer: (any ImageTransformer)?
         var cacheKeyFilter: WebImageContext.CacheKeyFilter?
         var cacheSerializer: WebImageContext.CacheSerializer?
+        var httpCachePolicy = HTTPCachePolicy.ignoreHeaders
     }
     private let settings = Mutex(Settings())
-    let failedURLs = FailedURLSet()
+    let failedURLs: FailedURLSet
     private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
     static let logger = Logger(label: "WebImage.ImageManager")
 
     /// Creates a manager over `cache` and `loader`.
     ///
-    /// - Parameter callbackQueue: where callbacks run by default; `nil` creates a serial
-    ///   queue for this manager.
-    public init(
+    /// - Parameters:
+    ///   - callbackQueue: where callbacks run by default; `nil` creates a serial queue for
+    ///     this manager.
+    ///   - failedURLPolicy: how long failed URLs stay blocked and how many are kept
+    ///     (default one hour, 10,000 URLs).
+    public convenience init(
         cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
-        callbackQueue: DispatchQueue? = nil
+        callbackQueue: DispatchQueue? = nil, failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
     ) {
+        self.init(cache: cache, loader: loader, callbackQueue: callbackQueue, failedURLs: FailedURLSet(policy: failedURLPolicy))
+    }
+
+    /// Creates a manager with its own block list (tests pass one with their clock).
+    init(cache: any ImageCaching, loader: any ImageLoader, callbackQueue: DispatchQueue?, failedURLs: FailedURLSet) {
         imageCache = cache
         imageLoader = loader
+        self.failedURLs = failedURLs
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "WebImage.ImageManager.callbacks")
     }
 
@@ -103,6 +117,15 @@ public final class ImageManager: Sendable {
     public var cacheSerializer: WebImageContext.CacheSerializer? {
         get { settings.withLock { $0.cacheSerializer } }
         set { settings.withLock { $0.cacheSerializer = newValue } }
+    }
+
+    /// Whether cached images follow the HTTP caching headers they came with, for loads
+    /// whose context names no policy. Default ``HTTPCachePolicy/ignoreHeaders``
+    /// (SDWebImage's behaviour); `no-store` responses are never written to disk either way.
+    /// See `ImageManager+Freshness.swift`.
+    public var httpCachePolicy: HTTPCachePolicy {
+        get { settings.withLock { $0.httpCachePolicy } }
+        set { settings.withLock { $0.httpCachePolicy = newValue } }
     }
 
     // MARK: Keys
@@ -190,20 +213,23 @@ public final class ImageManager: Sendable {
             operation.deliver(.failure(WebImageError(.invalidURL, "The image URL is empty"), url: url), isLast: true, inline: false)
             return operation
         }
-        if !options.contains(.retryFailed), failedURLs.contains(url) {
+        if !options.contains(.retryFailed), let cause = failedURLs.entry(for: url) {
             WebImageMetrics.blockedLoads.increment()
-            let error = WebImageError(.blackListed, "\(url.redactedForLog) failed before; pass retryFailed to try it again")
+            let error = WebImageError(
+                .blackListed, "\(url.redactedForLog) failed before (\(cause.code.name): \(cause.message)); pass retryFailed to try it again",
+                underlying: cause)
             operation.deliver(.failure(error, url: url), isLast: true, inline: false)
             return operation
         }
         let original = originalCacheKey(for: url, context: context)
         let transformer = context.imageTransformer ?? transformer
-        let load = ManagedLoad(
+        var load = ManagedLoad(
             url: url, options: options, context: context,
             key: cacheKey(for: url, context: context), originalKey: original,
             sourceKey: original.map { thumbnailKey($0, context: context) }, transformer: transformer,
             cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader,
             queue: workQueue, progress: Self.delivering(progress, on: queue), operation: operation)
+        load.httpCachePolicy = context.httpCachePolicy ?? httpCachePolicy
         let id = ObjectIdentifier(operation)
         running.withLock { $0[id] = operation }
         operation.setOnEnd { [weak self] in self?.running.withLock { _ = $0.removeValue(forKey: id) } }

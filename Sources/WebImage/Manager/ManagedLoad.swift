@@ -21,6 +21,8 @@ struct ManagedLoad: Sendable {
     let queue: DispatchQueue
     let progress: ImageLoaderProgress?
     let operation: CombinedOperation
+    /// Whether cached entries follow their HTTP caching headers.
+    var httpCachePolicy: HTTPCachePolicy = .ignoreHeaders
 
     /// Whether the result is derived from the original (a thumbnail or a transform), so
     /// its pixels match no encoded data and it is kept apart from the original.
@@ -38,6 +40,17 @@ struct ManagedLoad: Sendable {
         ImageLoadResult(
             url: url, image: image, data: isDerived ? nil : data, cacheType: cacheType,
             isFinished: isFinished, cacheKey: key, http: http)
+    }
+
+    /// This load with `extra` options added (for example ``WebImageOptions/cacheMemoryOnly``
+    /// for a `no-store` response).
+    func adding(_ extra: WebImageOptions) -> ManagedLoad {
+        var copy = ManagedLoad(
+            url: url, options: options.union(extra), context: context, key: key, originalKey: originalKey,
+            sourceKey: sourceKey, transformer: transformer, cache: cache, loader: loader, queue: queue,
+            progress: progress, operation: operation)
+        copy.httpCachePolicy = httpCachePolicy
+        return copy
     }
 
     /// A finished failure for this load.

@@ -24,7 +24,8 @@ extension WebImageContext {
             requestModifier: downloadRequestModifier,
             responseModifier: downloadResponseModifier,
             coders: imageCoder,
-            callbackQueue: queue)
+            callbackQueue: queue,
+            retryPolicy: retryPolicy)
     }
 
     /// The cache context for a query calling back on `queue`; `thumbnail` decodes the

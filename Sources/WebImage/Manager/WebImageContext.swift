@@ -80,6 +80,13 @@ public struct WebImageContext: Sendable {
     public var downloadRequestModifier: ImageDownloadRequestModifier?
     /// Changes or rejects the HTTP response of this load. Default `nil`, the downloader's.
     public var downloadResponseModifier: ImageDownloadResponseModifier?
+    /// How transient network failures of this load are retried. Default `nil`, the
+    /// downloader's ``DownloaderConfig/retryPolicy``. A load that joins another's transfer
+    /// shares that transfer's retries.
+    public var retryPolicy: RetryPolicy?
+    /// Whether cached images follow their HTTP caching headers for this load. Default
+    /// `nil`, the manager's ``ImageManager/httpCachePolicy``.
+    public var httpCachePolicy: HTTPCachePolicy?
 
     // MARK: View layer
 

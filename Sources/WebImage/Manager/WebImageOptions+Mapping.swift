@@ -39,9 +39,11 @@ extension WebImageOptions {
         return .normal
     }
 
-    /// `cacheType` narrowed by ``cacheMemoryOnly``.
+    /// `cacheType` narrowed by ``cacheMemoryOnly`` and ``avoidMemoryCache``.
     func storeCacheType(_ cacheType: ImageCacheType) -> ImageCacheType {
-        guard contains(.cacheMemoryOnly) else { return cacheType }
-        return cacheType.includesMemory ? .memory : .none
+        var result = cacheType
+        if contains(.cacheMemoryOnly) { result = result.includesMemory ? .memory : .none }
+        if contains(.avoidMemoryCache) { result = result.includesDisk ? .disk : .none }
+        return result
     }
 }

@@ -62,6 +62,10 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// Complete a memory hit synchronously, on the calling thread, before `loadImage`
     /// returns. Without it every completion runs on the callback queue.
     public static let queryMemorySync = WebImageOptions(rawValue: 1 << 23)
+    /// Store the result (and the downloaded original) on disk only, never in memory, so
+    /// a batch job's decoded images do not pile up in the memory cache. With
+    /// ``cacheMemoryOnly`` nothing is stored. Disk hits are still decoded as usual.
+    public static let avoidMemoryCache = WebImageOptions(rawValue: 1 << 30)
 
     /// Every option by its name, as the command line's `--option NAME` takes them.
     public static let byName: [String: WebImageOptions] = [
@@ -77,5 +81,6 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
         "preloadAllFrames": .preloadAllFrames, "waitStoreCache": .waitStoreCache,
         "avoidAutoCancelImage": .avoidAutoCancelImage, "cacheMemoryOnly": .cacheMemoryOnly,
         "queryMemorySync": .queryMemorySync,
+        "avoidMemoryCache": .avoidMemoryCache,
     ]
 }

@@ -16,6 +16,8 @@ import Synchronization
 /// | `webimage_decode_duration_seconds` | timer | | one decode (download or disk hit) |
 /// | `webimage_load_failures_total` | counter | `code`: a ``WebImageError/Code`` name | failed manager loads, by error |
 /// | `webimage_blocked_loads_total` | counter | | loads refused by the failed-URL block list |
+/// | `webimage_download_retries_total` | counter | | transfer attempts after the first (``RetryPolicy``) |
+/// | `webimage_forbidden_addresses_total` | counter | | hops refused by the SSRF guard (``AddressPolicy``) |
 ///
 /// Counters and timers are updated on whichever thread did the work; the cost is the
 /// backend's (an atomic add for most).
@@ -31,6 +33,8 @@ public enum WebImageMetrics {
         public static let decodeDuration = "webimage_decode_duration_seconds"
         public static let loadFailures = "webimage_load_failures_total"
         public static let blockedLoads = "webimage_blocked_loads_total"
+        public static let downloadRetries = "webimage_download_retries_total"
+        public static let forbiddenAddresses = "webimage_forbidden_addresses_total"
     }
 
     static let memoryHits = Counter(label: Name.cacheHits, dimensions: [("layer", "memory")])
@@ -42,6 +46,8 @@ public enum WebImageMetrics {
     static let downloadDuration = Timer(label: Name.downloadDuration, preferredDisplayUnit: .seconds)
     static let decodeDuration = Timer(label: Name.decodeDuration, preferredDisplayUnit: .seconds)
     static let blockedLoads = Counter(label: Name.blockedLoads)
+    static let downloadRetries = Counter(label: Name.downloadRetries)
+    static let forbiddenAddresses = Counter(label: Name.forbiddenAddresses)
     private static let failures = Mutex<[Int: Counter]>([:])
 
     /// Counts one failed load under its code's name (a bounded set of labels).

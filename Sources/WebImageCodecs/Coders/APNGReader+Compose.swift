@@ -6,37 +6,33 @@ extension APNGReader {
     func decode(_ p: UnsafeRawBufferPointer, options: ImageDecodeOptions, orientation: Orientation) throws -> DecodedImage {
         let count = options.firstFrameOnly ? 1 : frames.count
         try options.checkPixelLimit(width: width, height: height, frames: count)
-        var canvas = PixelBuffer(width: width, height: height)
+        var compositor = APNGCompositor(width: width, height: height)
         var result: [ImageFrame] = []
         result.reserveCapacity(count)
         for index in 0..<count {
-            let control = frames[index].control
-            let stream = frameStream(index, in: p)
-            let pixels = try stream.withUnsafeBytes { frame in
-                try PNGStillDecoder.decode(frame) { w, h in
-                    guard w == control.width, h == control.height else {
-                        throw WebImageError.badImageData("APNG: frame \(index) has the wrong size")
-                    }
-                }
-            }
-            // A first frame cannot restore a previous state: the spec treats it as background.
-            var dispose = control.dispose
-            if index == 0 && dispose == Self.disposePrevious { dispose = Self.disposeBackground }
-            let saved = dispose == Self.disposePrevious ? region(of: canvas, control) : nil
-            Self.draw(pixels, onto: &canvas, at: control, blend: control.blend != Self.blendSource)
-            result.append(ImageFrame(
-                pixels: PNGCoder.finish(canvas, orientation: orientation, options: options),
-                duration: control.duration))
-            if dispose == Self.disposeBackground {
-                Self.clear(&canvas, control)
-            } else if let saved {
-                Self.restore(saved, into: &canvas, control)
+            try compositor.advance(self, in: p) { canvas in
+                result.append(ImageFrame(
+                    pixels: PNGCoder.finish(canvas, orientation: orientation, options: options),
+                    duration: frames[index].control.duration))
             }
         }
         guard let image = DecodedImage(
             frames: result, format: .apng, loopCount: loopCount, scale: options.scale, orientation: orientation)
         else { throw WebImageError.badImageData("APNG: no frames") }
         return image
+    }
+
+    /// Decodes frame `index` at its own size through libpng.
+    func framePixels(_ index: Int, in p: UnsafeRawBufferPointer) throws -> PixelBuffer {
+        let control = frames[index].control
+        let stream = frameStream(index, in: p)
+        return try stream.withUnsafeBytes { frame in
+            try PNGStillDecoder.decode(frame) { w, h in
+                guard w == control.width, h == control.height else {
+                    throw WebImageError.badImageData("APNG: frame \(index) has the wrong size")
+                }
+            }
+        }
     }
 
     /// Copies `frame` onto the canvas at its offset: replacing (source) or alpha-blending (over)
@@ -80,7 +76,7 @@ extension APNGReader {
     }
 
     /// The frame's rectangle of the canvas, for dispose "previous".
-    private func region(of canvas: PixelBuffer, _ c: FrameControl) -> [UInt8] {
+    static func region(of canvas: PixelBuffer, _ c: FrameControl) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(c.width * c.height * 4)
         for row in 0..<c.height {
@@ -90,7 +86,7 @@ extension APNGReader {
         return out
     }
 
-    private static func restore(_ saved: [UInt8], into canvas: inout PixelBuffer, _ c: FrameControl) {
+    static func restore(_ saved: [UInt8], into canvas: inout PixelBuffer, _ c: FrameControl) {
         let rowBytes = c.width * 4
         for row in 0..<c.height {
             let start = ((c.y + row) * canvas.width + c.x) * 4
@@ -98,7 +94,7 @@ extension APNGReader {
         }
     }
 
-    private static func clear(_ canvas: inout PixelBuffer, _ c: FrameControl) {
+    static func clear(_ canvas: inout PixelBuffer, _ c: FrameControl) {
         let canvasWidth = canvas.width
         canvas.bytes.withUnsafeMutableBufferPointer { dst in
             for row in 0..<c.height {

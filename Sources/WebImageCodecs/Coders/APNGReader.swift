@@ -36,7 +36,7 @@ struct APNGReader {
     /// `acTL` plays: 0 means forever.
     let loopCount: Int
     /// The frames of the animation, in order. Never empty.
-    let frames: [Frame]
+    private(set) var frames: [Frame]
     private let ihdr: PNGChunk
     private let shared: [PNGChunk]
 
@@ -93,6 +93,13 @@ struct APNGReader {
         guard !frames.isEmpty else { return nil }
         self.frames = frames
         self.shared = shared
+    }
+
+    /// Forgets the last frame (one whose data may be cut short); `false` when it is the only one.
+    mutating func dropLastFrame() -> Bool {
+        guard frames.count > 1 else { return false }
+        frames.removeLast()
+        return true
     }
 
     /// A standalone PNG holding frame `index` as its only image.

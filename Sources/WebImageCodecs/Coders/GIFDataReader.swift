@@ -14,6 +14,11 @@ final class GIFDataReader {
         bytes = [UInt8](data)
     }
 
+    /// Reads `bytes` (shared, not copied: a lazy decoder opens the same file many times).
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     /// Copies up to `count` bytes to `destination`; fewer (down to 0) at the end of the data,
     /// which giflib reports as `D_GIF_ERR_READ_FAILED`.
     func read(into destination: UnsafeMutablePointer<GifByteType>, count: Int) -> Int {

@@ -77,6 +77,9 @@ public struct WebImageError: Error, Sendable, CustomStringConvertible {
         public static let tooManyRedirects = Code(2009, "tooManyRedirects")
         /// The connection closed before a response arrived.
         public static let connectionLost = Code(2010, "connectionLost")
+        /// The target's address is one the downloader's address policy refuses (loopback,
+        /// private, link-local, multicast, unspecified): the SSRF guard. Never block-listed.
+        public static let forbiddenAddress = Code(2011, "forbiddenAddress")
 
         /// All codes, for tools that list or parse them.
         public static let all: [Code] = [
@@ -84,7 +87,7 @@ public struct WebImageError: Error, Sendable, CustomStringConvertible {
             .unsupportedFormat, .encodingFailed, .cacheIOFailed, .notInCache,
             .invalidDownloadOperation, .invalidDownloadStatusCode, .cancelled,
             .invalidDownloadResponse, .invalidDownloadContentType, .timedOut, .cannotConnect,
-            .cannotFindHost, .responseTooLarge, .tooManyRedirects, .connectionLost,
+            .cannotFindHost, .responseTooLarge, .tooManyRedirects, .connectionLost, .forbiddenAddress,
         ]
     }
 

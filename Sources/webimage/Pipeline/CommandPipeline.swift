@@ -17,6 +17,12 @@ struct CommandPipeline: Sendable {
         var timeout: Double?
         /// `--header`: added to every request, replacing a default header of the same name.
         var headers: [(name: String, value: String)] = []
+        /// `--retries`: retries of transient failures.
+        var retries: Int?
+        /// `--http-cache`: honour Cache-Control/Expires freshness.
+        var respectsHTTPCaching = false
+        /// `--block-private-addresses`: the SSRF guard, and no `file:` loader.
+        var blocksPrivateAddresses = false
     }
 
     let cache: ImageCache
@@ -35,9 +41,16 @@ struct CommandPipeline: Sendable {
             config.httpHeaders.remove(header.name)
             config.httpHeaders.add(name: header.name, value: header.value)
         }
+        if let retries = settings.retries { config.retryPolicy = .retries(retries) }
+        // Untrusted URLs: refuse internal addresses on every hop, and load no file: URL
+        // (the guard covers the network only).
+        if settings.blocksPrivateAddresses { config.addressPolicy = .blockPrivateAddresses }
         downloader = ImageDownloader(config: config)
-        recorder = LoadRecorder(ImageLoadersManager(loaders: [FileImageLoader(), DataURLImageLoader(), downloader]))
+        let loaders: [any ImageLoader] = settings.blocksPrivateAddresses
+            ? [DataURLImageLoader(), downloader] : [FileImageLoader(), DataURLImageLoader(), downloader]
+        recorder = LoadRecorder(ImageLoadersManager(loaders: loaders))
         manager = ImageManager(cache: cache, loader: recorder)
+        if settings.respectsHTTPCaching { manager.httpCachePolicy = .respectHeaders }
     }
 
     /// Shuts the downloader's HTTP client down.

@@ -36,6 +36,7 @@ struct LoadReport: Sendable {
             }
             line.add("bytes", bytes)
             line.add("ms", milliseconds: milliseconds)
+            line.add("attempts", loaded.http?.attempts ?? 1)
             line.add("partials", partials)
         case .failure(let error):
             line.add("ok", false)

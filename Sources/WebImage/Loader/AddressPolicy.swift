@@ -1,0 +1,107 @@
+import Foundation
+
+/// The downloader's SSRF guard: which addresses a transfer may connect to.
+///
+/// Servers and batch jobs fetch URLs they did not choose; without a guard, a URL (or a
+/// redirect) naming `localhost`, `10.0.0.5` or the cloud metadata service at
+/// `169.254.169.254` makes the process fetch from its own network. With a policy set in
+/// ``DownloaderConfig/addressPolicy`` the downloader, before each request and **each
+/// redirect hop**:
+///
+/// 1. takes the URL's host; a host in ``allowedHosts`` passes unchecked;
+/// 2. resolves it with ``resolver`` (an address literal is not resolved), off the event
+///    loops, on ``BlockingIOPool/shared`` for the system resolver;
+/// 3. refuses the hop with ``WebImageError/Code/forbiddenAddress`` (2011) when any
+///    resolved address is of a kind in ``refusedKinds`` and not inside
+///    ``allowedNetworks`` (IPv4-mapped, -compatible, NAT64 and 6to4 IPv6 forms count as
+///    the IPv4 address they carry);
+/// 4. connects to the address it checked: the HTTP client gets that address for the host
+///    (with the `Host` header, the TLS server name and certificate verification still
+///    for the host name), so no second DNS lookup, which a rebinding resolver could
+///    answer differently, happens between the check and the connect.
+///
+/// Refusals happen before any connection is opened and never put the URL on the
+/// manager's block list. The library's shared downloader has no policy (apps load LAN
+/// images); `webimage fetch|prefetch --block-private-addresses` and `webimage serve`
+/// use ``blockPrivateAddresses``.
+///
+/// **Untrusted input recipe.** `file:` URLs are served by ``FileImageLoader``, not by the
+/// downloader, so a policy does not cover them. For URLs from users, build the manager
+/// over a downloader alone (no ``ImageLoadersManager/shared``, which includes the file
+/// loader):
+///
+/// ```swift
+/// var config = DownloaderConfig()
+/// config.addressPolicy = .blockPrivateAddresses
+/// let downloader = ImageDownloader(config: config)
+/// let manager = ImageManager(cache: cache, loader: downloader)   // http(s) only: no file:
+/// ```
+public struct AddressPolicy: Sendable {
+    /// The kinds of address refused. Default: every kind but ``IPAddress/Kind/global``.
+    public var refusedKinds: Set<IPAddress.Kind>
+    /// Host names allowed whatever they resolve to, compared case-insensitively; an entry
+    /// starting with `.` (`.corp.example`) also allows every name under it. Default none.
+    public var allowedHosts: Set<String>
+    /// Blocks whose addresses are allowed whatever their kind (`10.1.0.0/16`). Default none.
+    public var allowedNetworks: [IPNetwork]
+    /// Resolves host names for the check. Default ``SystemHostResolver``.
+    public var resolver: any HostResolving
+
+    /// A policy refusing `refusedKinds`, with allowlists.
+    public init(
+        refusedKinds: Set<IPAddress.Kind> = Set(IPAddress.Kind.allCases).subtracting([.global]),
+        allowedHosts: Set<String> = [], allowedNetworks: [IPNetwork] = [],
+        resolver: any HostResolving = SystemHostResolver()
+    ) {
+        self.refusedKinds = refusedKinds
+        self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+        self.allowedNetworks = allowedNetworks
+        self.resolver = resolver
+    }
+
+    /// Refuses loopback, private, link-local, multicast, unspecified and reserved
+    /// addresses: the policy for untrusted URLs.
+    public static var blockPrivateAddresses: AddressPolicy { AddressPolicy() }
+
+    /// Whether a connection to `address` is allowed.
+    public func permits(_ address: IPAddress) -> Bool {
+        !refusedKinds.contains(address.kind) || allowedNetworks.contains { $0.contains(address) }
+    }
+
+    /// Whether `host` is allowed by name, without looking at its addresses.
+    public func allowsByName(_ host: String) -> Bool {
+        let name = host.lowercased()
+        return allowedHosts.contains(name)
+            || allowedHosts.contains { $0.hasPrefix(".") && name.hasSuffix($0) }
+    }
+
+    /// Checks `url`'s host and returns the address to connect to: `nil` when the host is
+    /// allowed by name or is itself an address (nothing to resolve, so nothing to pin).
+    /// Runs on the calling task; resolving suspends it.
+    ///
+    /// - Throws: ``WebImageError/Code/forbiddenAddress`` for a refused address,
+    ///   ``WebImageError/Code/cannotFindHost`` when the name does not resolve.
+    func check(_ url: URL) async throws(WebImageError) -> IPAddress? {
+        guard let host = url.host, !host.isEmpty else {
+            throw WebImageError(.invalidURL, "No host in \(url.redactedForLog)")
+        }
+        if allowsByName(host) { return nil }
+        if let literal = IPAddress(host) {
+            guard permits(literal) else { throw refusal(url, literal) }
+            return nil
+        }
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        let addresses = try await resolver.addresses(for: host, port: port)
+        guard let first = addresses.first else {
+            throw WebImageError(.cannotFindHost, "The host \(host) has no address")
+        }
+        if let refused = addresses.first(where: { !permits($0) }) { throw refusal(url, refused) }
+        return first
+    }
+
+    private func refusal(_ url: URL, _ address: IPAddress) -> WebImageError {
+        WebImageError(
+            .forbiddenAddress,
+            "\(url.redactedForLog) resolves to \(address) (\(address.kind.rawValue)), which the address policy refuses")
+    }
+}

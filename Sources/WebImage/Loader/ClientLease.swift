@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import Foundation
+
+/// The HTTP client one hop of a transfer uses, and the pinned-client lease to end when
+/// the hop's response is read.
+struct ClientLease: Sendable {
+    let client: HTTPClient
+    private let clients: DownloadClients?
+    private let pinnedKey: String?
+
+    init(client: HTTPClient, pinnedKey: String? = nil, clients: DownloadClients? = nil) {
+        self.client = client
+        self.pinnedKey = pinnedKey
+        self.clients = clients
+    }
+
+    /// Ends the lease (nothing for a shared client).
+    func release() {
+        if let pinnedKey { clients?.release(pinnedKey: pinnedKey) }
+    }
+}
+
+extension ImageDownloader {
+    /// The client for one hop to `url`: under an ``AddressPolicy``, after checking the
+    /// host's addresses, a client pinned to the checked address. Runs on the transfer's task.
+    ///
+    /// - Throws: ``WebImageError/Code/forbiddenAddress`` before any connection is opened.
+    func clientLease(for url: URL, insecure: Bool) async throws(WebImageError) -> ClientLease {
+        guard let policy = config.addressPolicy else {
+            return ClientLease(client: try clients.client(insecure: insecure))
+        }
+        let checked: IPAddress?
+        do {
+            checked = try await policy.check(url)
+        } catch {
+            if error.code == .forbiddenAddress { WebImageMetrics.forbiddenAddresses.increment() }
+            throw error
+        }
+        guard let address = checked, let host = url.host else {
+            return ClientLease(client: try clients.client(insecure: insecure))
+        }
+        let pinned = try clients.pinnedClient(insecure: insecure, host: host, address: address)
+        return ClientLease(client: pinned.client, pinnedKey: pinned.key, clients: clients)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// How long a response may be used without asking the server again (RFC 9111), as
+/// the manager keeps it next to a disk entry for ``HTTPCachePolicy/respectHeaders``.
+public struct HTTPFreshness: Sendable, Hashable {
+    /// When the response arrived (or was last revalidated).
+    public var receivedAt: Date
+    /// Seconds it stays fresh from ``receivedAt``: `max-age` (else `Expires` − `Date`)
+    /// minus `Age`; 0 for `no-cache`. `nil` when the response named no lifetime.
+    public var lifetime: TimeInterval?
+    /// `no-cache` (or `Pragma: no-cache`): revalidate before every use.
+    public var requiresRevalidation: Bool
+    /// `must-revalidate`: once stale, never served without the server's word (no
+    /// stale-while-revalidate, no stale-if-error).
+    public var mustRevalidate: Bool
+    /// `stale-while-revalidate` seconds: a stale entry may be served at once while it
+    /// is revalidated in the background.
+    public var staleWhileRevalidate: TimeInterval
+    /// `stale-if-error` seconds: a stale entry may be served when revalidating fails.
+    public var staleIfError: TimeInterval
+    /// `no-store`: the response must not be written to disk at all.
+    public var noStore: Bool
+
+    /// What a cached entry may do at a moment.
+    public enum State: Sendable, Hashable {
+        /// Serve it; no request.
+        case fresh
+        /// Serve it now and revalidate in the background.
+        case staleWhileRevalidate
+        /// Revalidate first; on a server failure it may still be served when
+        /// `staleIfErrorAllowed`.
+        case stale(staleIfErrorAllowed: Bool)
+    }
+
+    /// Creates freshness information.
+    public init(
+        receivedAt: Date, lifetime: TimeInterval?, requiresRevalidation: Bool = false, mustRevalidate: Bool = false,
+        staleWhileRevalidate: TimeInterval = 0, staleIfError: TimeInterval = 0, noStore: Bool = false
+    ) {
+        self.receivedAt = receivedAt
+        self.lifetime = lifetime
+        self.requiresRevalidation = requiresRevalidation
+        self.mustRevalidate = mustRevalidate
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfError = staleIfError
+        self.noStore = noStore
+    }
+
+    /// The freshness `headers` give a response received at `receivedAt`; `nil` when they
+    /// hold no caching header (`Cache-Control`, `Expires`, `Pragma`).
+    public init?(headers: HTTPHeaderFields, receivedAt: Date) {
+        let cacheControl = headers["Cache-Control"]
+        let expiresHeader = headers["Expires"]
+        let pragma = headers["Pragma"]?.lowercased().contains("no-cache") ?? false
+        guard cacheControl != nil || expiresHeader != nil || pragma else { return nil }
+        let directives = Self.directives(cacheControl ?? "")
+        func seconds(_ name: String) -> TimeInterval? {
+            guard let value = directives[name] ?? nil, let n = Int(value) else { return nil }
+            return TimeInterval(max(n, 0))
+        }
+        var lifetime: TimeInterval?
+        if let maxAge = seconds("max-age") {
+            lifetime = maxAge
+        } else if let expiresHeader {
+            // An invalid Expires ("0", "-1") means already expired (RFC 9111 §5.3).
+            let expires = HTTPDate.parse(expiresHeader) ?? .distantPast
+            let date = headers["Date"].flatMap(HTTPDate.parse) ?? receivedAt
+            lifetime = max(expires.timeIntervalSince(date), 0)
+        }
+        if let age = headers["Age"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), let current = lifetime {
+            lifetime = max(current - TimeInterval(max(age, 0)), 0)
+        }
+        let noCache = directives.keys.contains("no-cache") || (cacheControl == nil && pragma)
+        self.init(
+            receivedAt: receivedAt, lifetime: noCache ? 0 : lifetime, requiresRevalidation: noCache,
+            mustRevalidate: directives.keys.contains("must-revalidate") || directives.keys.contains("proxy-revalidate"),
+            staleWhileRevalidate: seconds("stale-while-revalidate") ?? 0, staleIfError: seconds("stale-if-error") ?? 0,
+            noStore: directives.keys.contains("no-store"))
+    }
+
+    /// What an entry with this freshness may do at `now`. An entry without a lifetime is
+    /// fresh (it is kept as long as the disk cache keeps it, SDWebImage's behaviour).
+    public func state(at now: Date) -> State {
+        guard let lifetime else { return requiresRevalidation ? .stale(staleIfErrorAllowed: false) : .fresh }
+        let age = now.timeIntervalSince(receivedAt)
+        if !requiresRevalidation, age < lifetime { return .fresh }
+        let staleness = age - lifetime
+        if mustRevalidate { return .stale(staleIfErrorAllowed: false) }
+        if !requiresRevalidation, staleness < staleWhileRevalidate { return .staleWhileRevalidate }
+        return .stale(staleIfErrorAllowed: staleness < staleIfError)
+    }
+
+    /// The directives of a `Cache-Control` value, names lowercased, values unquoted.
+    static func directives(_ value: String) -> [String: String?] {
+        var result: [String: String?] = [:]
+        for part in value.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let name = pair.first?.lowercased(), !name.isEmpty else { continue }
+            let argument = pair.count > 1 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+            result[name] = argument
+        }
+        return result
+    }
+}

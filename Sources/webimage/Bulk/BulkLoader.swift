@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+import WebImage
+
+/// The loaders of a bulk job (`file:`, `data:`, then the pipeline's downloader with its
+/// retries and address policy), counting each finished body's size until the job takes it.
+///
+/// Bulk loads pass it as the context's loader instead of the pipeline's ``LoadRecorder``,
+/// which keeps every URL's image and so grows with the list; this keeps a byte count per
+/// load in flight only.
+final class BulkLoader: ImageLoader {
+    private let inner: ImageLoadersManager
+    private let bodies = Mutex<[URL: Int]>([:])
+
+    /// The same loaders as ``CommandPipeline``'s: with an address policy
+    /// (`--block-private-addresses`) no `file:` loader, since the guard covers the network only.
+    init(downloader: ImageDownloader) {
+        let network: [any ImageLoader] = [DataURLImageLoader(), downloader]
+        inner = ImageLoadersManager(loaders: downloader.config.addressPolicy == nil ? [FileImageLoader()] + network : network)
+    }
+
+    /// The body size of the last finished load of `url`, forgotten once taken.
+    func takeBytes(for url: URL) -> Int? { bodies.withLock { $0.removeValue(forKey: url) } }
+
+    func canRequestImage(for url: URL?) -> Bool { inner.canRequestImage(for: url) }
+
+    func requestImage(
+        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
+    ) -> ImageLoadToken {
+        inner.requestImage(with: url, options: options, context: context, progress: progress) { result in
+            if let url, case .success(let response) = result, response.isFinished {
+                let bytes = response.data?.count ?? 0
+                self.bodies.withLock { $0[url] = bytes }
+            }
+            completed(result)
+        }
+    }
+
+    func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
+        inner.shouldBlockFailedURL(url, error: error)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageCodecs
+import WebImageTestOrigin
+
+/// ``HTTPCachePolicy/respectHeaders`` against a real origin: its request counters show
+/// which loads went to the network.
+@Suite("ImageManager: HTTP freshness", .timeLimit(.minutes(1)))
+struct ImageManagerFreshnessTests {
+    static let store: WebImageOptions = [.waitStoreCache]
+
+    /// A fixture whose manager respects caching headers; `path` serves a PNG with `headers`.
+    static func fixture(_ path: String, _ headers: [(String, String)], etag: String? = "\"v1\"") async throws
+        -> (ManagerFixture, URL) {
+        let f = try await ManagerFixture()
+        f.manager.httpCachePolicy = .respectHeaders
+        let url = f.serve(path, ManagerTestKit.png(), etag: etag, headers: headers)
+        return (f, url)
+    }
+
+    static func dropMemory(_ f: ManagerFixture) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            f.cache.clear(cacheType: .memory) { c.resume() }
+        }
+    }
+
+    @Test("a fresh entry is served with no request, from memory and from disk")
+    func freshNoRequest() async throws {
+        let (f, url) = try await Self.fixture("/fresh.png", [("Cache-Control", "max-age=3600")])
+        #expect(await f.loadAll(url, options: Self.store).first?.cacheType == ImageCacheType.none)
+        #expect(await f.loadAll(url).map(\.cacheType) == [.memory])
+        await Self.dropMemory(f)
+        #expect(await f.loadAll(url).map(\.cacheType) == [.disk])
+        #expect(f.origin.requestCount("/fresh.png") == 1)
+        await f.shutdown()
+    }
+
+    @Test("a stale entry is revalidated: 304 delivers the cached image once, no second body")
+    func staleRevalidates() async throws {
+        for headers in [[("Cache-Control", "max-age=0")], [("Cache-Control", "max-age=10"), ("Age", "20")],
+                        [("Expires", "Thu, 01 Jan 1970 00:00:00 GMT")], [("Cache-Control", "no-cache, max-age=3600")]] {
+            let (f, url) = try await Self.fixture("/stale.png", headers)
+            _ = await f.loadAll(url, options: Self.store)
+            let sentBefore = f.origin.bytesSent
+            let second = await f.loadAll(url)
+            #expect(second.count == 1, "\(headers)")
+            #expect(second.first?.image != nil)
+            #expect(second.first?.cacheType == .memory)
+            #expect(f.origin.requestCount("/stale.png") == 2, "\(headers)")
+            #expect(f.origin.requestHeaders("/stale.png").last?["if-none-match"] == "\"v1\"")
+            #expect(f.origin.bytesSent == sentBefore)
+            await f.shutdown()
+        }
+    }
+
+    @Test("a 304 refreshes the stored freshness: the next load makes no request")
+    func notModifiedRefreshes() async throws {
+        let f = try await ManagerFixture()
+        f.manager.httpCachePolicy = .respectHeaders
+        // The first answer is stale at once; the 304 says fresh for an hour.
+        var initial = TestOrigin.Response(body: Array(ManagerTestKit.png()), contentType: "image/png",
+                                          headers: [("Cache-Control", "max-age=0")])
+        initial.etag = "\"v1\""
+        let first = initial
+        let notModified = TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
+        f.origin.route("/refresh.png") { request in request.headers["if-none-match"] == "\"v1\"" ? notModified : first }
+        let url = f.origin.url("/refresh.png")
+        _ = await f.loadAll(url, options: Self.store)
+        _ = await f.loadAll(url)
+        _ = await f.loadAll(url)
+        #expect(f.origin.requestCount("/refresh.png") == 2)
+        await f.shutdown()
+    }
+
+    @Test("stale-while-revalidate serves the stale image at once and revalidates in the background")
+    func staleWhileRevalidate() async throws {
+        let (f, url) = try await Self.fixture("/swr.png", [("Cache-Control", "max-age=0, stale-while-revalidate=600")])
+        _ = await f.loadAll(url, options: Self.store)
+        let second = await f.loadAll(url)
+        #expect(second.map(\.cacheType) == [.memory])
+        #expect(await ManagerTestKit.eventually { f.origin.requestCount("/swr.png") == 2 })
+        await f.shutdown()
+    }
+
+    @Test("stale-if-error serves the stale image when the origin fails; must-revalidate does not")
+    func staleIfError() async throws {
+        let (f, url) = try await Self.fixture("/sie.png", [("Cache-Control", "max-age=0, stale-if-error=600")])
+        _ = await f.loadAll(url, options: Self.store)
+        f.origin.route("/sie.png", .status(503))
+        let served = await f.loadAll(url)
+        #expect(served.map(\.cacheType) == [.memory])
+        #expect(served.first?.error == nil)
+        #expect(f.origin.requestCount("/sie.png") == 2)
+        await f.shutdown()
+
+        let (g, strict) = try await Self.fixture("/strict.png", [("Cache-Control", "max-age=0, must-revalidate, stale-if-error=600")])
+        _ = await g.loadAll(strict, options: Self.store)
+        g.origin.route("/strict.png", .status(503))
+        #expect(await g.loadAll(strict).map(\.error?.httpStatusCode) == [503])
+        await g.shutdown()
+    }
+
+    @Test("no-store is never written to disk, even without the opt-in")
+    func noStore() async throws {
+        for policy in [HTTPCachePolicy.ignoreHeaders, .respectHeaders] {
+            let f = try await ManagerFixture()
+            f.manager.httpCachePolicy = policy
+            let url = f.serve("/private.png", ManagerTestKit.png(), headers: [("Cache-Control", "private, no-store")])
+            #expect(await f.loadAll(url, options: Self.store).first?.image != nil)
+            await f.cache.flush()
+            #expect(await f.cache.diskImageData(forKey: url.absoluteString) == nil)
+            let thumb = f.serve("/private-thumb.png", ManagerTestKit.png(), headers: [("Cache-Control", "no-store")])
+            var context = WebImageContext()
+            context.thumbnailPixelSize = PixelSize(width: 8, height: 8)
+            _ = await f.loadAll(thumb, options: Self.store, context: context)
+            await f.cache.flush()
+            #expect(await f.cache.diskImageData(forKey: thumb.absoluteString) == nil)
+            #expect(await f.cache.diskImageData(forKey: f.manager.cacheKey(for: thumb, context: context) ?? "") == nil)
+            await f.shutdown()
+        }
+    }
+
+    @Test("without the opt-in, headers are stored but not obeyed (SDWebImage's behaviour)")
+    func ignoredByDefault() async throws {
+        let f = try await ManagerFixture()
+        let url = f.serve("/old.png", ManagerTestKit.png(), headers: [("Cache-Control", "max-age=0")])
+        _ = await f.loadAll(url, options: Self.store)
+        _ = await f.loadAll(url)
+        #expect(f.origin.requestCount("/old.png") == 1)
+        // A per-load context can opt in.
+        var context = WebImageContext()
+        context.httpCachePolicy = .respectHeaders
+        _ = await f.loadAll(url, context: context)
+        #expect(f.origin.requestCount("/old.png") == 2)
+        await f.shutdown()
+    }
+}
+
+@Suite("HTTPFreshness: values", .timeLimit(.minutes(1)))
+struct HTTPFreshnessTests {
+    static let t0 = Date(timeIntervalSince1970: 1_000_000)
+
+    static func freshness(_ headers: HTTPHeaderFields) -> HTTPFreshness? { HTTPFreshness(headers: headers, receivedAt: t0) }
+
+    @Test("max-age, Expires − Date, Age")
+    func lifetimes() throws {
+        #expect(Self.freshness(["Cache-Control": "public, max-age=600"])?.lifetime == 600)
+        #expect(Self.freshness(["Cache-Control": "max-age=600", "Age": "100"])?.lifetime == 500)
+        #expect(Self.freshness(["Cache-Control": "max-age=60", "Age": "100"])?.lifetime == 0)
+        let expires = ["Expires": "Sun, 06 Nov 1994 09:49:37 GMT", "Date": "Sun, 06 Nov 1994 08:49:37 GMT"]
+        #expect(Self.freshness(HTTPHeaderFields(dictionaryLiteral: expires.first!, expires.dropFirst().first!))?.lifetime == 3600)
+        #expect(Self.freshness(["Expires": "0"])?.lifetime == 0)
+        #expect(Self.freshness(["Content-Type": "image/png"]) == nil)
+        #expect(Self.freshness(["Cache-Control": "max-age=\"30\""])?.lifetime == 30)
+    }
+
+    @Test("states over time")
+    func states() throws {
+        let f = try #require(Self.freshness(["Cache-Control": "max-age=100, stale-while-revalidate=50, stale-if-error=500"]))
+        #expect(f.state(at: Self.t0.addingTimeInterval(99)) == .fresh)
+        #expect(f.state(at: Self.t0.addingTimeInterval(120)) == .staleWhileRevalidate)
+        #expect(f.state(at: Self.t0.addingTimeInterval(200)) == .stale(staleIfErrorAllowed: true))
+        #expect(f.state(at: Self.t0.addingTimeInterval(700)) == .stale(staleIfErrorAllowed: false))
+        let strict = try #require(Self.freshness(["Cache-Control": "max-age=100, must-revalidate, stale-if-error=500"]))
+        #expect(strict.state(at: Self.t0.addingTimeInterval(200)) == .stale(staleIfErrorAllowed: false))
+        let noCache = try #require(Self.freshness(["Cache-Control": "no-cache, max-age=100"]))
+        #expect(noCache.state(at: Self.t0) == .stale(staleIfErrorAllowed: false))
+        #expect(try #require(Self.freshness(["Cache-Control": "no-store"])).noStore)
+        #expect(try #require(Self.freshness(["Cache-Control": "public"])).state(at: .distantFuture) == .fresh)
+    }
+
+    @Test("freshness survives the round trip through the disk entry's extended data")
+    func roundTrip() throws {
+        let f = try #require(Self.freshness(["Cache-Control": "max-age=100, no-cache, stale-if-error=5"]))
+        let validators = HTTPValidators(etag: "\"x\"", lastModified: nil, freshness: f)
+        #expect(HTTPValidators(cacheData: validators.cacheData) == validators)
+        let old = Data(#"{"etag":"\"x\""}"#.utf8)
+        #expect(HTTPValidators(cacheData: old) == HTTPValidators(etag: "\"x\""))
+    }
+}
