@@ -8,7 +8,8 @@ import Synchronization
 /// A real HTTP/1.1 server on 127.0.0.1 (an OS-chosen port) inside the calling process:
 /// the one origin of the tests and of `webimage demo`, so neither needs a network;
 /// with `start(tls: true)` it speaks HTTPS with a self-signed certificate made for it
-/// (``SelfSignedCertificate``), which a verifying client must refuse.
+/// (``SelfSignedCertificate``), which a verifying client must refuse; with
+/// `start(tls: true, http2: true)` it also offers HTTP/2 by ALPN (TestOrigin+HTTP2.swift).
 ///
 /// Tests register routes (a fixed ``Response`` or a handler that sees the request),
 /// load `origin.url("/path")`, and read per-path request counts. Responses can be
@@ -96,7 +97,7 @@ public final class TestOrigin: Sendable {
 
     public typealias Handler = @Sendable (Request) -> Response
 
-    private struct State {
+    struct State {
         var routes: [String: Handler] = [:]
         var counts: [String: Int] = [:]
         var log: [String] = []
@@ -104,10 +105,17 @@ public final class TestOrigin: Sendable {
         var bytesSent = 0
         var connectionsAccepted = 0
         var connections: [ObjectIdentifier: any Channel] = [:]
+        /// Per path, the HTTP version of each request ("HTTP/1.1", "HTTP/2.0").
+        var versions: [String: [String]] = [:]
+        var http2Connections = 0
+        var http2Streams = 0
+        var openHTTP2Streams = 0
+        var peakHTTP2Streams = 0
     }
-    private let state = Mutex(State())
+    // Internal, not private: TestOrigin+HTTP2.swift serves through them.
+    let state = Mutex(State())
     private let serverChannel: any Channel
-    private let serverTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+    let serverTask: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     /// The port the server listens on.
     public let port: Int
@@ -162,7 +170,7 @@ public final class TestOrigin: Sendable {
         return origin
     }
 
-    private init(channel: any Channel, port: Int, host: String, isTLS: Bool) {
+    init(channel: any Channel, port: Int, host: String, isTLS: Bool) {
         serverChannel = channel
         self.port = port
         self.host = host
@@ -210,6 +218,18 @@ public final class TestOrigin: Sendable {
     /// Body bytes written so far.
     public var bytesSent: Int { state.withLock { $0.bytesSent } }
 
+    /// The HTTP version of every request for `path`, in order: "HTTP/1.1" or "HTTP/2.0".
+    public func httpVersions(_ path: String) -> [String] { state.withLock { $0.versions[path] ?? [] } }
+
+    /// HTTP/2 connections negotiated so far (each also counts in ``connectionCount``).
+    public var http2ConnectionCount: Int { state.withLock { $0.http2Connections } }
+
+    /// HTTP/2 streams (one per request) opened so far, over all connections.
+    public var http2StreamCount: Int { state.withLock { $0.http2Streams } }
+
+    /// The most HTTP/2 streams that were open at once.
+    public var peakConcurrentHTTP2Streams: Int { state.withLock { $0.peakHTTP2Streams } }
+
     /// Every request's path, in order of arrival.
     public var requestLog: [String] { state.withLock { $0.log } }
 
@@ -225,13 +245,17 @@ public final class TestOrigin: Sendable {
 
     // MARK: Serving
 
-    private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+    /// Serves the requests of an HTTP/1.1 connection, or of one HTTP/2 stream converted to
+    /// HTTP/1 parts (`isStream`), until it closes.
+    func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, isStream: Bool = false) async {
         let id = ObjectIdentifier(connection.channel)
-        state.withLock { s in
-            s.connections[id] = connection.channel
-            s.connectionsAccepted += 1
+        if !isStream {
+            state.withLock { s in
+                s.connections[id] = connection.channel
+                s.connectionsAccepted += 1
+            }
         }
-        defer { state.withLock { _ = $0.connections.removeValue(forKey: id) } }
+        defer { if !isStream { state.withLock { _ = $0.connections.removeValue(forKey: id) } } }
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             for try await part in inbound {
@@ -263,6 +287,7 @@ public final class TestOrigin: Sendable {
             s.counts[path, default: 0] += 1
             s.log.append(path)
             s.headers[path, default: []].append(headers)
+            s.versions[path, default: []].append("HTTP/\(head.version.major).\(head.version.minor)")
             return s.routes[path]
         }
         var response = handler?(request) ?? .status(404)
