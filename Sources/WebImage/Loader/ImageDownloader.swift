@@ -184,19 +184,9 @@ public final class ImageDownloader: ImageLoader {
         context: ImageLoaderContext = ImageLoaderContext(),
         progress: ImageLoaderProgress? = nil
     ) async throws(WebImageError) -> ImageLoadResponse {
-        let slot = CancellationSlot()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResponse, WebImageError>, Never>) in
-                let token = enqueue(url, options: options, context: context, progress: progress, inline: true) { result in
-                    if case .success(let response) = result, !response.isFinished { return }
-                    continuation.resume(returning: result)
-                }
-                slot.set { token.cancel() }
-            }
-        } onCancel: {
-            slot.cancel()
+        try await Self.finalResponse { completed in
+            enqueue(url, options: options, context: context, progress: progress, inline: true, completed: completed)
         }
-        return try result.get()
     }
 
     private func enqueue(

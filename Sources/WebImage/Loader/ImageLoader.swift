@@ -75,10 +75,21 @@ extension ImageLoader {
         context: ImageLoaderContext = ImageLoaderContext(),
         progress: ImageLoaderProgress? = nil
     ) async throws(WebImageError) -> ImageLoadResponse {
+        try await Self.finalResponse { completed in
+            requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
+        }
+    }
+
+    /// The `async` bridge of every loader: runs `start`, skips partial images, returns the
+    /// final response, and cancels the token when the calling task is cancelled (also
+    /// before `start` has returned it).
+    static func finalResponse(
+        _ start: (@escaping ImageLoaderCompletion) -> ImageLoadToken
+    ) async throws(WebImageError) -> ImageLoadResponse {
         let slot = CancellationSlot()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResponse, WebImageError>, Never>) in
-                let token = requestImage(with: url, options: options, context: context, progress: progress) { result in
+                let token = start { result in
                     if case .success(let response) = result, !response.isFinished { return }
                     continuation.resume(returning: result)
                 }

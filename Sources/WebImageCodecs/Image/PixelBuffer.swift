@@ -67,16 +67,6 @@ public struct PixelBuffer: Sendable, Hashable {
         try bytes.withUnsafeMutableBufferPointer { pointer in try body(pointer) }
     }
 
-    /// Sets pixel (x, y); does nothing outside the buffer.
-    public mutating func setPixel(x: Int, y: Int, to color: RGBA) {
-        guard x >= 0, y >= 0, x < width, y < height else { return }
-        let i = (y * width + x) * 4
-        bytes[i] = color.r
-        bytes[i + 1] = color.g
-        bytes[i + 2] = color.b
-        bytes[i + 3] = color.a
-    }
-
     /// Whether any pixel is not fully opaque.
     public var hasAlpha: Bool {
         bytes.withUnsafeBufferPointer { p in
