@@ -114,18 +114,19 @@ struct ImageCacheQueryTests {
         cache.clearMemory()
         let calls = Mutex<[Result<ImageCacheQueryResult, WebImageError>]>([])
         let queue = DispatchQueue(label: "test.callbacks")
-        // Hold the I/O queue so the cancel surely comes before the disk read.
+        // Hold every thread of the I/O pool (where reads run) so the cancel surely comes
+        // before the disk read.
         let gate = DispatchSemaphore(value: 0)
-        cache.diskCache.ioQueue.async { gate.wait() }
+        for _ in 0..<BlockingIOPool.shared.threadCount { BlockingIOPool.shared.submit { gate.wait() } }
         let operation = cache.queryImage(forKey: "k", context: ImageCacheContext(callbackQueue: queue)) { result in
             calls.withLock { $0.append(result) }
         }
         operation.cancel()
         operation.cancel()
-        gate.signal()
+        for _ in 0..<BlockingIOPool.shared.threadCount { gate.signal() }
         #expect(operation.isCancelled && operation.isFinished)
-        // Wait until the I/O queue passed the query's turn, then drain the callbacks.
-        await withCheckedContinuation { c in cache.diskCache.ioQueue.async { c.resume() } }
+        // Wait until the I/O pool passed the query's turn, then drain the callbacks.
+        _ = try? await BlockingIOPool.shared.run {}
         try await Task.sleep(for: .milliseconds(50))
         await withCheckedContinuation { c in queue.async { c.resume() } }
         #expect(cache.imageFromMemory(forKey: "k") == nil)
