@@ -1,6 +1,6 @@
 # WebImage — the two commands people need are `make demo` and `make test`.
 SWIFT ?= swift
-DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev
+DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
 
 .PHONY: deps build test demo bench test-asan test-tsan fuzz
 

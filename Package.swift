@@ -31,6 +31,10 @@ let package = Package(
         .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CLCMS2", providers: [.apt(["liblcms2-dev"])]),
         // libjpeg and libpng report errors by longjmp; these C shims keep every jump inside C.
         .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
@@ -39,7 +43,10 @@ let package = Package(
         // Pixels, formats, decoders and encoders: no networking, no caches.
         .target(
             name: "WebImageCodecs",
-            dependencies: ["CJPEG", "CJPEGShim", "CPNG", "CPNGShim", "CGIF", "CWebP"]
+            dependencies: [
+                "CJPEG", "CJPEGShim", "CPNG", "CPNGShim", "CGIF", "CWebP",
+                "CAVIF", "CHEIF", "CJXL", "CLCMS2",
+            ]
         ),
         // Caches, loaders, the manager, transformers, prefetching and the view layer.
         .target(
