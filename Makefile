@@ -2,18 +2,25 @@
 SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
 
-.PHONY: deps build test demo bench test-asan test-tsan fuzz
+# What the service's tests run beside it: nginx in front, headless Chromium for the gallery.
+TEST_DEBS := nginx chromium chromium-driver
+
+.PHONY: deps test-deps build test demo bench test-asan test-tsan fuzz
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
 	@scripts/install-debs.sh $(DEBS)
+
+# Not fatal: without them the nginx and browser tests skip and say why.
+test-deps:
+	-@scripts/install-debs.sh $(TEST_DEBS)
 
 build: deps
 	$(SWIFT) build
 
 # Serial: CPU-heavy decode tests running beside the loopback network tests would
 # starve their timers on a 2-core machine; serial keeps every test's timing honest.
-test: deps
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
