@@ -13,6 +13,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case jpeg, png, gif, webp
     /// The shared coders' incremental decoder, fed the input in two or three pieces.
     case incremental
+    /// The lazy animation path (``AnimatedImage``): structure, then frames out of order,
+    /// which makes the GIF/APNG/WebP decoders re-decode from a keyframe.
+    case animated
     /// The disk cache's read path: the input as an entry file and as its extended data,
     /// read back through ``DiskCache`` and decoded through ``ImageCache``.
     case diskcache
@@ -34,6 +37,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .gif: Self.decode(data, with: GIFCoder())
         case .webp: Self.decode(data, with: WebPCoder())
         case .incremental: Self.decodeIncrementally(data)
+        case .animated: Self.decodeLazily(data)
         case .diskcache: FuzzDiskCache.shared.read(data)
         }
     }
@@ -46,6 +50,16 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             let decoder = progressive.makeIncrementalDecoder(options: options)
             _ = try? decoder.decode(data.prefix(data.count / 2), isComplete: false)
             _ = try? decoder.decode(data, isComplete: true)
+        }
+    }
+
+    /// Frames last, first, then the middle one: forward, backward and a jump.
+    private static func decodeLazily(_ data: Data) {
+        guard let animation = try? AnimatedImage(data: data, options: options) else { return }
+        let count = animation.availableFrameCount
+        guard count > 0 else { return }
+        for index in [count - 1, 0, count / 2] {
+            _ = try? animation.frame(at: index)
         }
     }
 
