@@ -79,14 +79,14 @@ struct DecodeCommand: AsyncParsableCommand {
             line.add("format", image.format.rawValue)
             line.add("width", image.width)
             line.add("height", image.height)
-            line.add("frames", image.frames.count)
+            line.add("frames", image.frameCount)
             line.add("loopCount", image.loopCount)
             line.add("bytes", data.count)
             line.add("ms", milliseconds: elapsed.milliseconds)
             if json {
                 print(line.text)
             } else {
-                let animation = image.isAnimated ? ", \(image.frames.count) frames, loop \(image.loopCount)" : ""
+                let animation = image.isAnimated ? ", \(image.frameCount) frames, loop \(image.loopCount)" : ""
                 print("\(file): \(image.format.rawValue) \(image.width)x\(image.height)\(animation), "
                       + "\(data.count) bytes, \(String(format: "%.1f", elapsed.milliseconds)) ms")
             }

@@ -105,7 +105,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         line.add("format", image.format.rawValue)
         line.add("width", image.width)
         line.add("height", image.height)
-        line.add("frames", image.frames.count)
+        line.add("frames", image.frameCount)
         line.add("loopCount", image.loopCount)
         line.add("bytes", bytes)
         return (line, .success(()))

@@ -150,3 +150,13 @@ func play(_ data: Data) async throws {
         }
     }
 }
+
+// README: lazy animations through the manager
+func loadLazily(_ manager: ImageManager, _ url: URL) async throws {
+    let response = try await manager.loadImage(with: url, options: [.lazyAnimatedImage])
+    show(response.image)                          // the poster; memory cost ≈ the file + a few frames
+    guard let animation = response.image.animation else { return }   // nil for a still image
+    try await AnimatedImagePlayer(animation, loopCount: 1).play { frame in draw(frame.pixels) }
+    let webp = try await DecodeQueue.shared.run { try animation.encoded(as: .webp) }  // frame by frame
+    print(animation.info.frameCount, webp.count)
+}

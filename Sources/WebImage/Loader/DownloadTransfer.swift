@@ -7,7 +7,8 @@ struct DownloadCaller: Sendable {
     /// How a caller wants the body turned into a result; callers with equal keys share a decode.
     enum DecodeKey: Hashable, Sendable {
         case dataOnly
-        case decode(ImageDecodeOptions)
+        /// `lazy`: an animation becomes a lazy image (``DecodedImage/decodingLazily(_:options:coder:)``).
+        case decode(ImageDecodeOptions, lazy: Bool)
     }
 
     let id: UInt64
@@ -207,7 +208,7 @@ final class DownloadTransfer: Sendable {
     private static func beginPartialDecode(_ s: inout State, data: Data) -> (any ProgressiveImageDecoder)? {
         guard s.phase == .running, !s.partialInFlight,
               let first = s.callers.first(where: \.wantsPartials),
-              case .decode(let options) = first.decodeKey
+              case .decode(let options, _) = first.decodeKey
         else { return nil }
         if s.progressiveDecoder == nil {
             guard let coder = first.coder as? any ProgressiveImageCoder, coder.canDecodeIncrementally(data)

@@ -3,7 +3,7 @@
 /// The manager maps its ``WebImageOptions`` onto these. A request that joins a transfer
 /// already running shares that transfer's network options (priority aside); its own
 /// decode options (`scaleDownLargeImages`, `decodeFirstFrameOnly`, `avoidDecodeImage`,
-/// `progressiveLoad`) still apply to what it receives.
+/// `lazyAnimatedImage`, `progressiveLoad`) still apply to what it receives.
 public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     /// The option bits.
     public let rawValue: UInt32
@@ -35,6 +35,10 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     public static let decodeFirstFrameOnly = DownloaderOptions(rawValue: 1 << 8)
     /// Deliver the data only; no image is decoded.
     public static let avoidDecodeImage = DownloaderOptions(rawValue: 1 << 9)
+    /// Decode an animation lazily: the image holds the poster frame and an
+    /// ``AnimatedImage`` for the rest (``DecodedImage/decodingLazily(_:options:coder:)``).
+    /// Still images decode as usual.
+    public static let lazyAnimatedImage = DownloaderOptions(rawValue: 1 << 10)
 
     /// Whether the request asks for a conditional request.
     var isConditional: Bool { !isDisjoint(with: [.useHTTPCache, .ignoreCachedResponse]) }

@@ -119,19 +119,22 @@ extension ImageDownloader {
                 switch key {
                 case .dataOnly:
                     results[key] = .success(nil)
-                case .decode(let options):
-                    results[key] = await decode(body.data, options: options, coder: coder)
+                case .decode(let options, let lazy):
+                    results[key] = await decode(body.data, options: options, lazy: lazy, coder: coder)
                 }
             }
         }
     }
 
     private func decode(
-        _ data: Data, options: ImageDecodeOptions, coder: any ImageCoder
+        _ data: Data, options: ImageDecodeOptions, lazy: Bool, coder: any ImageCoder
     ) async -> Result<DecodedImage?, WebImageError> {
         do {
             let image = try await config.decodeQueue.run {
-                try WebImageMetrics.time(WebImageMetrics.decodeDuration) { try coder.decode(data, options: options) }
+                try WebImageMetrics.time(WebImageMetrics.decodeDuration) {
+                    lazy ? try DecodedImage.decodingLazily(data, options: options, coder: coder)
+                        : try coder.decode(data, options: options)
+                }
             }
             return .success(image)
         } catch let error as WebImageError {

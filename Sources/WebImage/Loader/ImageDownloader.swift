@@ -200,7 +200,8 @@ public final class ImageDownloader: ImageLoader {
             return ImageLoadToken(url: url)
         }
         let decodeKey: DownloadCaller.DecodeKey = options.contains(.avoidDecodeImage)
-            ? .dataOnly : .decode(context.effectiveDecodeOptions(options))
+            ? .dataOnly
+            : .decode(context.effectiveDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
         let request: ImageDownloadRequest
         do {
             request = try makeRequest(url: url, options: options, context: context)

@@ -48,7 +48,9 @@ enum LocalImageLoad {
                 gate.progress(progress, data.count)
                 var image: DecodedImage?
                 if !options.contains(.avoidDecodeImage) {
-                    image = try await decode(data, options: decodeOptions, coder: coder, queue: decodeQueue)
+                    image = try await decode(
+                        data, options: decodeOptions, lazy: options.contains(.lazyAnimatedImage), coder: coder,
+                        queue: decodeQueue)
                 }
                 gate.complete(.success(ImageLoadResponse(url: url, image: image, data: data, isFinished: true)), completed)
             } catch {
@@ -70,10 +72,13 @@ enum LocalImageLoad {
     }
 
     private static func decode(
-        _ data: Data, options: ImageDecodeOptions, coder: any ImageCoder, queue: DecodeQueue
+        _ data: Data, options: ImageDecodeOptions, lazy: Bool, coder: any ImageCoder, queue: DecodeQueue
     ) async throws(WebImageError) -> DecodedImage {
         do {
-            return try await queue.run { try coder.decode(data, options: options) }
+            return try await queue.run {
+                lazy ? try DecodedImage.decodingLazily(data, options: options, coder: coder)
+                    : try coder.decode(data, options: options)
+            }
         } catch let error as WebImageError {
             throw error
         } catch {

@@ -81,7 +81,7 @@ extension ImageManager {
     ) throws(WebImageError) -> ImageResponse? {
         guard options.isDisjoint(with: [.refreshCached, .fromLoaderOnly, .queryMemoryData, .avoidDecodeImage]),
               context.queryCacheType.includesMemory, !url.absoluteString.isEmpty,
-              let key = cacheKey(for: url, context: context),
+              let key = cacheKey(for: url, options: options, context: context),
               var image = (context.imageCache ?? imageCache).imageFromMemory(forKey: key)
         else { return nil }
         if Task.isCancelled { throw WebImageError.cancelled("The image load was cancelled") }

@@ -67,13 +67,13 @@ extension ImageManager {
             switch result {
             case .success(let response) where response.isFinished:
                 guard let data = response.data, response.http?.isNoStore != true else { return }
-                let image = load.isDerived ? nil : response.image
-                load.cache.store(image, data: data, forKey: key, cacheType: load.isDerived ? .disk : .all) { [self] _ in
+                let image = load.isKeptApart ? nil : response.image
+                load.cache.store(image, data: data, forKey: key, cacheType: load.isKeptApart ? .disk : .all) { [self] _ in
                     if let validators = response.http?.validators {
                         storeValidators(validators, forKey: key, in: load.cache) {}
                     }
                 }
-                if load.isDerived, let resultKey = load.key {
+                if load.isKeptApart, let resultKey = load.key {
                     load.cache.removeImage(forKey: resultKey, cacheType: .all, completion: nil)
                 }
             case .failure(let error) where error.code == .cacheNotModified:

@@ -12,7 +12,7 @@ extension ImageManager {
             return
         }
         var options = load.options.cacheOptions(querying: load.context.queryCacheType)
-        if load.isDerived { options.subtract([.queryMemoryData, .queryMemoryDataSync]) }
+        if load.isKeptApart { options.subtract([.queryMemoryData, .queryMemoryDataSync]) }
         let context = load.context.cacheContext(options: load.options, queue: load.queue, thumbnail: false)
         let hasReturned = Mutex(false)
         let caller = pthread_self()
@@ -55,15 +55,23 @@ extension ImageManager {
         }
     }
 
-    /// For a thumbnail or transformed key that missed: decodes the original's data from
-    /// the cache (by default disk) to the thumbnail size and transforms it, without a
+    /// For a thumbnail, transformed or lazy key that missed: decodes the original's data
+    /// from the cache (by default disk) to the thumbnail size and transforms it, without a
     /// download. Anything else goes on to the download. Runs on the load's queue.
     func queryOriginal(_ load: ManagedLoad) {
         guard !load.operation.isFinished else { return }
         let cacheType = load.context.originalQueryCacheType
-        guard load.isDerived, let originalKey = load.originalKey, !load.options.contains(.fromLoaderOnly),
+        guard load.isKeptApart, let originalKey = load.originalKey, !load.options.contains(.fromLoaderOnly),
               cacheType != .none else {
             download(load, cached: nil)
+            return
+        }
+        if load.isLazy {
+            guard cacheType.includesDisk else {
+                download(load, cached: nil)
+                return
+            }
+            decodeOriginalData(load, key: originalKey)
             return
         }
         var options = load.options.cacheOptions(querying: cacheType)
@@ -82,5 +90,36 @@ extension ImageManager {
             }
         }
         load.operation.setCacheOperation(operation)
+    }
+
+    /// A lazy load's miss: reads the original's encoded data from disk (the cache decodes
+    /// eagerly, so the data is asked for, not the image), decodes its structure and poster
+    /// on ``DecodeQueue/shared`` with the context's coder (default
+    /// ``ImageCodersManager/shared``), then transforms and stores the result as a download
+    /// would. No data, or data that does not decode, goes on to the download.
+    private func decodeOriginalData(_ load: ManagedLoad, key: String) {
+        let options = load.context.cacheContext(options: load.options, queue: load.queue, thumbnail: true)
+            .decodeOptions(forKey: key, firstFrameOnly: load.options.contains(.decodeFirstFrameOnly))
+        let coder = load.context.imageCoder ?? ImageCodersManager.shared
+        load.cache.diskData(forKey: key) { [self] data in
+            guard let data, !load.operation.isFinished else {
+                load.queue.async { self.download(load, cached: nil) }
+                return
+            }
+            DecodeQueue.shared.submit { [self] in
+                guard !load.operation.isFinished else { return }
+                let image = try? WebImageMetrics.time(WebImageMetrics.decodeDuration) {
+                    try DecodedImage.decodingLazily(data, options: options, coder: coder)
+                }
+                load.queue.async {
+                    guard let image else {
+                        self.download(load, cached: nil)
+                        return
+                    }
+                    WebImageMetrics.diskHits.increment()
+                    self.complete(load, image: image, data: data, cacheType: .disk, download: nil)
+                }
+            }
+        }
     }
 }

@@ -25,8 +25,8 @@ extension ImageManager {
     ) {
         guard !load.operation.isFinished else { return }
         let hook = download != nil ? delegate : nil
-        let serializer = download != nil && !load.isDerived ? load.context.cacheSerializer ?? cacheSerializer : nil
-        let plain = Finished(image: image, diskData: load.isDerived ? nil : data)
+        let serializer = download != nil && !load.isKeptApart ? load.context.cacheSerializer ?? cacheSerializer : nil
+        let plain = Finished(image: image, diskData: load.isKeptApart ? nil : data)
         guard let image, hook != nil || load.transformer != nil || serializer != nil else {
             store(load, plain, data: data, cacheType: cacheType, download: download)
             return
@@ -38,9 +38,11 @@ extension ImageManager {
                 finished = Finished(image: replaced, isReplaced: true, diskData: nil)
             }
             if let transformer = load.transformer, let input = finished.image {
-                let transformed = ImageTransformers.apply(
-                    transformer, to: input, forKey: load.sourceKey ?? "",
-                    transformAnimatedImage: load.options.contains(.transformAnimatedImage))
+                let transformAnimated = load.options.contains(.transformAnimatedImage)
+                let transformed = input.animation != nil && transformAnimated
+                    ? input.transformedFrameByFrame(by: transformer, forKey: load.sourceKey ?? "")
+                    : ImageTransformers.apply(
+                        transformer, to: input, forKey: load.sourceKey ?? "", transformAnimatedImage: transformAnimated)
                 if let transformed {
                     finished.image = transformed
                 } else {
@@ -55,8 +57,9 @@ extension ImageManager {
         } cancelled: {}
     }
 
-    /// Stores the downloaded original (for derived results) and the result, then
-    /// delivers; with ``WebImageOptions/waitStoreCache`` only once the writes are done.
+    /// Stores the downloaded original (for results kept apart from it) and the result,
+    /// then delivers; with ``WebImageOptions/waitStoreCache`` only once the writes are done.
+    /// A lazy animation is kept in memory only: on disk its original's data stands for it.
     /// Runs on the pipeline's queue.
     private func store(
         _ load: ManagedLoad, _ finished: Finished, data: Data?, cacheType: ImageCacheType, download: Download?
@@ -65,17 +68,22 @@ extension ImageManager {
             image: finished.image, data: finished.isReplaced ? nil : data, cacheType: cacheType, http: download?.http)
         let writes = DispatchGroup()
         if let key = load.key {
-            if let download, load.isDerived, let originalKey = load.originalKey {
+            if let download, load.isKeptApart, let originalKey = load.originalKey {
                 // The thumbnail decode threw the full-size pixels away, so only a plain
-                // transform has an original image worth keeping in memory.
-                let original = load.context.thumbnailPixelSize == nil ? download.image : nil
+                // transform has an original image worth keeping in memory; a lazy load's
+                // is lazy, which the original's key must never give.
+                let original = load.context.thumbnailPixelSize == nil && !load.isLazy ? download.image : nil
                 write(load, image: original, data: download.data, key: originalKey,
                       cacheType: load.context.originalStoreCacheType, validators: download.validators, group: writes)
             }
-            if download != nil || load.isDerived {
-                let validators = load.isDerived ? nil : download?.validators
+            if download != nil || load.isKeptApart {
+                let validators = load.isKeptApart ? nil : download?.validators
+                var cacheType = load.context.storeCacheType
+                if load.isLazy, finished.image?.animation != nil || !load.isDerived {
+                    cacheType = cacheType.includesMemory ? .memory : .none
+                }
                 write(load, image: finished.image, data: finished.diskData, key: key,
-                      cacheType: load.context.storeCacheType, validators: validators, group: writes)
+                      cacheType: cacheType, validators: validators, group: writes)
             }
         }
         guard load.options.contains(.waitStoreCache) else {

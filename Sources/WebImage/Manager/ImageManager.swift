@@ -133,13 +133,25 @@ public final class ImageManager: Sendable {
     /// The cache key of `url` under `context`: the key filter's answer (or the absolute
     /// string), then the thumbnail suffix, then the transformer's key
     /// (``CacheKey/transformed(_:suffix:)``). `nil` without a URL or when the filter
-    /// says not to cache.
+    /// says not to cache. The key of a load without ``WebImageOptions/lazyAnimatedImage``;
+    /// ``cacheKey(for:options:context:)`` gives any load's.
     public func cacheKey(for url: URL?, context: WebImageContext = WebImageContext()) -> String? {
         guard let original = originalCacheKey(for: url, context: context) else { return nil }
         let source = thumbnailKey(original, context: context)
         guard let transformer = context.imageTransformer ?? transformer else { return source }
         return CacheKey.transformed(source, suffix: transformer.transformerKey)
     }
+
+    /// The cache key a load of `url` with `options` stores its result under:
+    /// ``cacheKey(for:context:)``, then for ``WebImageOptions/lazyAnimatedImage``
+    /// ``lazyAnimationKeySuffix``, so lazy and eager results never stand in for each other.
+    public func cacheKey(for url: URL?, options: WebImageOptions, context: WebImageContext = WebImageContext()) -> String? {
+        guard let key = cacheKey(for: url, context: context) else { return nil }
+        return options.contains(.lazyAnimatedImage) ? CacheKey.transformed(key, suffix: Self.lazyAnimationKeySuffix) : key
+    }
+
+    /// The last suffix of the keys of ``WebImageOptions/lazyAnimatedImage`` loads.
+    public static let lazyAnimationKeySuffix = "LazyAnimatedImage"
 
     /// The key of the full-size, untransformed image of `url`.
     func originalCacheKey(for url: URL?, context: WebImageContext) -> String? {
@@ -225,7 +237,7 @@ public final class ImageManager: Sendable {
         let transformer = context.imageTransformer ?? transformer
         var load = ManagedLoad(
             url: url, options: options, context: context,
-            key: cacheKey(for: url, context: context), originalKey: original,
+            key: cacheKey(for: url, options: options, context: context), originalKey: original,
             sourceKey: original.map { thumbnailKey($0, context: context) }, transformer: transformer,
             cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader,
             queue: workQueue, progress: Self.delivering(progress, on: queue), operation: operation)

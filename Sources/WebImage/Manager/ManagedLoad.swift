@@ -28,6 +28,15 @@ struct ManagedLoad: Sendable {
     /// its pixels match no encoded data and it is kept apart from the original.
     var isDerived: Bool { context.thumbnailPixelSize != nil || transformer != nil }
 
+    /// Whether animations load lazily (``WebImageOptions/lazyAnimatedImage``).
+    var isLazy: Bool { options.contains(.lazyAnimatedImage) }
+
+    /// Whether the result has a key of its own, apart from the original's data: derived,
+    /// or lazy (a lazy image must never be found under the key eager loads use). Such a
+    /// load stores the downloaded data under ``originalKey`` and, after a miss of its own
+    /// key, makes its result from the data cached there.
+    var isKeptApart: Bool { isDerived || isLazy }
+
     /// Where the result's disk data lives alongside the HTTP validators: the original's
     /// entry for derived results, the result's own otherwise.
     var validatorKey: String? { originalKey }

@@ -9,7 +9,7 @@ extension WebImageOptions {
             (.progressiveLoad, .progressiveLoad), (.handleCookies, .handleCookies),
             (.allowInvalidSSLCertificates, .allowInvalidSSLCertificates),
             (.scaleDownLargeImages, .scaleDownLargeImages), (.decodeFirstFrameOnly, .decodeFirstFrameOnly),
-            (.avoidDecodeImage, .avoidDecodeImage),
+            (.avoidDecodeImage, .avoidDecodeImage), (.lazyAnimatedImage, .lazyAnimatedImage),
         ]
         for (option, mapped) in pairs where contains(option) { result.insert(mapped) }
         return result

@@ -50,8 +50,8 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let avoidDecodeImage = WebImageOptions(rawValue: 1 << 17)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = WebImageOptions(rawValue: 1 << 18)
-    /// Decode every frame of an animation up front. Frames are always fully decoded
-    /// here (there is no lazy frame decoding), so this is accepted and has no extra effect.
+    /// Decode every frame of an animation up front. That is what a load does unless it
+    /// asks for ``lazyAnimatedImage``, so this is accepted and has no extra effect.
     public static let preloadAllFrames = WebImageOptions(rawValue: 1 << 19)
     /// Call the completion only after the image was written to the disk cache.
     public static let waitStoreCache = WebImageOptions(rawValue: 1 << 20)
@@ -62,6 +62,32 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// Complete a memory hit synchronously, on the calling thread, before `loadImage`
     /// returns. Without it every completion runs on the callback queue.
     public static let queryMemorySync = WebImageOptions(rawValue: 1 << 23)
+    /// Load animations lazily: the result of an animated GIF, APNG or WebP is a
+    /// ``DecodedImage`` holding only the poster frame and an ``AnimatedImage``
+    /// (``DecodedImage/animation``: the encoded data, frames decoded on demand), not every
+    /// frame's pixels. Off by default: without it, animations decode whole.
+    ///
+    /// - **Memory**: the memory cache charges ``DecodedImage/cost`` (poster + data + a fixed
+    ///   bound on what the animation keeps between frame requests, see
+    ///   ``AnimatedImage/cacheCost``): a 357 KB, 380-frame GIF of 472×298 costs 5.0 MB
+    ///   instead of 214 MB. Play it with ``AnimatedImagePlayer`` (frames decode ahead on
+    ///   ``DecodeQueue``, bounded by its buffer size) or read frames with
+    ///   ``AnimatedImage/frame(at:)``.
+    /// - **Keys**: the result is kept under its own key (``ImageManager/cacheKey(for:options:context:)``
+    ///   ends with ``ImageManager/lazyAnimationKeySuffix``), so eager loads of the same URL
+    ///   never receive a lazy image and lazy loads always do. A lazy animation is kept in
+    ///   memory only; the disk keeps the original's encoded data as for any load, and a
+    ///   later lazy load reads it (structure and poster only) after a memory miss. A derived
+    ///   still image (a thumbnail or transform of a JPEG, say) goes to disk under that key
+    ///   as usual.
+    /// - **Transforms**: with ``transformAnimatedImage`` the transformer runs on each frame
+    ///   when it is decoded, on the thread that asks for it (``DecodeQueue`` for a player),
+    ///   not on every frame up front; thumbnails decode each frame at the thumbnail size.
+    /// - **Encoding**: an ``ImageCoder`` writes only the frames a ``DecodedImage`` holds (the
+    ///   poster): encode the animation with ``AnimatedImage/encoded(as:options:)``.
+    /// - Still images load as they would without the option (under the lazy key). The cache
+    ///   serializer is not run for lazy loads: the downloaded data is stored as it came.
+    public static let lazyAnimatedImage = WebImageOptions(rawValue: 1 << 24)
     /// Store the result (and the downloaded original) on disk only, never in memory, so
     /// a batch job's decoded images do not pile up in the memory cache. With
     /// ``cacheMemoryOnly`` nothing is stored. Disk hits are still decoded as usual.
@@ -80,7 +106,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
         "avoidDecodeImage": .avoidDecodeImage, "decodeFirstFrameOnly": .decodeFirstFrameOnly,
         "preloadAllFrames": .preloadAllFrames, "waitStoreCache": .waitStoreCache,
         "avoidAutoCancelImage": .avoidAutoCancelImage, "cacheMemoryOnly": .cacheMemoryOnly,
-        "queryMemorySync": .queryMemorySync,
+        "queryMemorySync": .queryMemorySync, "lazyAnimatedImage": .lazyAnimatedImage,
         "avoidMemoryCache": .avoidMemoryCache,
     ]
 }

@@ -19,8 +19,10 @@ import Synchronization
 ///
 /// Thread-safe: several threads may ask for frames at once (each gets its own decoder).
 /// Every frame call runs on the caller's thread and blocks; call it from ``DecodeQueue``.
-/// The memory cache weighs it by ``cost``.
-public final class AnimatedImage: Sendable {
+/// A lazily loaded ``DecodedImage`` carries one (``DecodedImage/animation``); the memory
+/// cache weighs it by ``cacheCost``. Equal means identical: two values are equal when
+/// they are the same object.
+public final class AnimatedImage: Sendable, Hashable {
     /// The encoded animation.
     public let data: Data
     /// Frame count, loop count, durations and sizes, read without decoding pixels.
@@ -52,7 +54,12 @@ public final class AnimatedImage: Sendable {
         coder: any AnimatedImageCoder = ImageCodersManager.shared
     ) throws(WebImageError) {
         guard let decoder = try coder.makeAnimationDecoder(data, options: options) else { return nil }
-        self.init(data: data, options: options, coder: coder, first: decoder, transform: nil, transformKey: nil,
+        self.init(data: data, options: options, coder: coder, first: decoder)
+    }
+
+    /// An animation whose structure `first` has already read from `data`.
+    convenience init(data: Data, options: ImageDecodeOptions, coder: any AnimatedImageCoder, first: any AnimationDecoder) {
+        self.init(data: data, options: options, coder: coder, first: first, transform: nil, transformKey: nil,
                   pool: FrameBufferPool())
     }
 
@@ -93,10 +100,22 @@ public final class AnimatedImage: Sendable {
         }
         source.checkIn(decoder)
         guard let transform else { return decoded }
-        guard let result = transform(decoded, index) else {
+        let result = transform(decoded, index)
+        // The transform made new pixels: the decoded buffer can serve the next frame.
+        recycle(decoded.pixels)
+        guard let result else {
             throw .badImageData("The transform \(transformKey ?? "") produced no image for frame \(index)")
         }
         return result
+    }
+
+    /// Hands a frame's buffer back for reuse once nobody needs its pixels. Only buffers of
+    /// ``AnimationInfo/frameSize`` are kept (the size decoders write), which is what bounds
+    /// the pool in ``retainedByteLimit``.
+    public func recycle(_ pixels: consuming PixelBuffer) {
+        let kept = consume pixels
+        guard kept.width == info.frameSize.width, kept.height == info.frameSize.height else { return }
+        pool.recycle(kept)
     }
 
     /// Decodes every frame in order, handing each to `body` and recycling its buffer
@@ -109,7 +128,7 @@ public final class AnimatedImage: Sendable {
         for index in 0..<info.frameCount {
             let frame = try self.frame(at: index)
             try body(index, frame)
-            pool.recycle(frame.pixels)
+            recycle(frame.pixels)
         }
     }
 
@@ -153,9 +172,38 @@ public final class AnimatedImage: Sendable {
 
     // MARK: Cost
 
-    /// Bytes this animation holds: the encoded data, the frames players currently buffer,
-    /// and the pool's spare buffers. What the memory cache weighs it by.
+    /// Bytes this animation holds now: the encoded data, the frames players currently
+    /// buffer, and the pool's spare buffers. A live figure (it changes as frames decode);
+    /// caches weigh the animation by ``cacheCost`` instead.
     public var cost: Int { data.count + bufferedBytes + pool.bytes }
+
+    /// What a cache entry holding this animation is charged: the encoded data plus
+    /// ``retainedByteLimit``. Fixed for the life of the animation, so a cache's total stays
+    /// exact when entries come and go; frames a player buffers are the player's (each at
+    /// most its ``AnimatedImagePlayer/maxBufferSize``, freed when it stops, and not freed
+    /// by evicting the entry), so they are not part of it.
+    public var cacheCost: Int { Self.adding(data.count, retainedByteLimit) }
+
+    /// The most this animation keeps between frame requests, besides its data: the idle
+    /// decoders (at most 2, each with its own copy of the data and up to two canvases, the
+    /// canvas and the one restored by "dispose to previous") and the pool's spare frames
+    /// (``FrameBufferPool/capacity`` buffers of ``AnimationInfo/frameBytes``). For
+    /// gifplayer-muybridge.gif (357 KB, 472×298): 4.1 MB, where its 380 decoded frames are 214 MB.
+    public var retainedByteLimit: Int {
+        let canvas = PixelBuffer.byteCount(width: info.canvasSize.width, height: info.canvasSize.height) ?? .max
+        let perDecoder = Self.adding(data.count, Self.multiplying(canvas, 2))
+        return Self.adding(Self.multiplying(perDecoder, DecoderSource.maxIdle), Self.multiplying(info.frameBytes, pool.capacity))
+    }
+
+    private static func adding(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    private static func multiplying(_ a: Int, _ b: Int) -> Int {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? .max : product
+    }
 
     /// Bytes of decoded frames players of this animation hold now.
     public var bufferedBytes: Int { source.buffered }
@@ -180,5 +228,13 @@ public final class AnimatedImage: Sendable {
         let combinedKey = transformKey.map { "\($0)-\(key)" } ?? key
         return AnimatedImage(data: data, options: options, coder: coder, first: nil, info: info, transform: combined,
                              transformKey: combinedKey, pool: FrameBufferPool(capacity: pool.capacity))
+    }
+
+    // MARK: Identity
+
+    public static func == (lhs: AnimatedImage, rhs: AnimatedImage) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
     }
 }

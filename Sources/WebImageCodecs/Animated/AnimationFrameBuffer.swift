@@ -89,7 +89,7 @@ final class AnimationFrameBuffer: Sendable {
             return s.startNext()
         }
         image.noteBuffered(-bytes)
-        image.pool.recycle(frame.pixels)
+        image.recycle(frame.pixels)
         if let start { launch(start) }
     }
 
@@ -112,7 +112,7 @@ final class AnimationFrameBuffer: Sendable {
     private func release(_ frames: [ImageFrame]) {
         for frame in frames {
             image.noteBuffered(-frame.pixels.bytes.count)
-            image.pool.recycle(frame.pixels)
+            image.recycle(frame.pixels)
         }
     }
 
@@ -159,7 +159,7 @@ final class AnimationFrameBuffer: Sendable {
             return s.startNext()
         }
         if case .success(let frame) = result, discard == nil { image.noteBuffered(frame.pixels.bytes.count) }
-        if let discard { image.pool.recycle(discard.pixels) }
+        if let discard { image.recycle(discard.pixels) }
         if let (continuation, value) = resume { continuation.resume(with: value) }
         if let next { launch(next) }
     }

@@ -49,6 +49,10 @@ public struct GIFCoder: ProgressiveImageCoder {
     /// durations and `image.loopCount`. ``ImageEncodeOptions/quality`` is not used.
     public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         guard format == .gif else { throw WebImageError.unsupportedFormat("GIFCoder cannot encode \(format.rawValue)") }
+        // A lazy image holds its poster only: its frames come from the animation, one at a time.
+        if let animation = image.animation, !options.firstFrameOnly {
+            return try animation.encoded(as: .gif, options: options)
+        }
         let frames = options.firstFrameOnly ? Array(image.frames.prefix(1)) : image.frames
         return try GIFEncoder.encode(frames: frames, loopCount: image.loopCount)
     }

@@ -8,8 +8,18 @@ import Foundation
 /// exactly its own pixels even where they are transparent. Runs on the caller's thread.
 enum GIFEncoder {
     static func encode(frames: [ImageFrame], loopCount: Int) throws(WebImageError) -> Data {
-        guard let first = frames.first else { throw .init(.encodingFailed, "No frames to encode") }
-        let width = first.pixels.width, height = first.pixels.height
+        try encode(count: frames.count, loopCount: loopCount) { frames[$0] }
+    }
+
+    /// Encodes `count` frames, asking `frame` for each in order when it is written, so a
+    /// caller decoding frames on demand holds one at a time (``AnimatedImage/encoded(as:options:)``).
+    /// Every frame must have the first one's size.
+    static func encode(
+        count: Int, loopCount: Int, frame: (Int) throws(WebImageError) -> ImageFrame
+    ) throws(WebImageError) -> Data {
+        guard count > 0 else { throw .init(.encodingFailed, "No frames to encode") }
+        var pending: ImageFrame? = try frame(0)
+        let width = pending?.pixels.width ?? 0, height = pending?.pixels.height ?? 0
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             throw .init(.encodingFailed, "GIF cannot store a \(width)x\(height) image")
         }
@@ -24,12 +34,17 @@ enum GIFEncoder {
         defer { if isOpen { EGifCloseFile(gif, nil) } }
         EGifSetGifVersion(gif, true)
         try check(gif, EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, nil))
-        let animated = frames.count > 1
+        let animated = count > 1
         if animated && loopCount != 1 {
             try putLoopExtension(gif, loopCount: loopCount)
         }
-        for frame in frames {
-            try putFrame(gif, frame: frame, animated: animated)
+        for index in 0..<count {
+            let next: ImageFrame
+            if let ready = pending.take() { next = ready } else { next = try frame(index) }
+            guard next.pixels.width == width, next.pixels.height == height else {
+                throw .init(.encodingFailed, "Frame \(index) is \(next.pixels.width)x\(next.pixels.height), not \(width)x\(height)")
+            }
+            try putFrame(gif, frame: next, animated: animated)
         }
         isOpen = false
         guard EGifCloseFile(gif, &error) == GIF_OK else {

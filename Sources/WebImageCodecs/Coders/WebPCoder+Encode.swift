@@ -26,24 +26,39 @@ extension WebPCoder {
     /// libwebp's animation encoder stores only what changed between frames, and merges a
     /// frame identical to the one before it into that frame's duration.
     func encodeAnimation(_ image: DecodedImage, options: ImageEncodeOptions) throws(WebImageError) -> Data {
+        try encodeAnimation(size: PixelSize(width: image.width, height: image.height), count: image.frames.count,
+                            loopCount: image.loopCount, options: options) { image.frames[$0] }
+    }
+
+    /// Encodes `count` frames of `size`, asking `frame` for each in order when it is added,
+    /// so a caller decoding frames on demand holds one at a time (libwebp keeps what it
+    /// needs to compare frames). Every frame must be of `size`.
+    func encodeAnimation(
+        size: PixelSize, count: Int, loopCount: Int, options: ImageEncodeOptions,
+        frame: (Int) throws(WebImageError) -> ImageFrame
+    ) throws(WebImageError) -> Data {
         var config = try Self.encoderConfig(options)
         var encoderOptions = WebPAnimEncoderOptions()
         guard WebPAnimEncoderOptionsInit(&encoderOptions) != 0 else {
             throw WebImageError(.encodingFailed, "libwebp rejected its animation encoder options")
         }
-        encoderOptions.anim_params.loop_count = Int32(clamping: image.loopCount)
-        guard let encoder = WebPAnimEncoderNew(Int32(clamping: image.width), Int32(clamping: image.height), &encoderOptions)
-        else { throw WebImageError(.encodingFailed, "libwebp cannot animate a \(image.width)x\(image.height) canvas") }
+        encoderOptions.anim_params.loop_count = Int32(clamping: loopCount)
+        guard let encoder = WebPAnimEncoderNew(Int32(clamping: size.width), Int32(clamping: size.height), &encoderOptions)
+        else { throw WebImageError(.encodingFailed, "libwebp cannot animate a \(size.width)x\(size.height) canvas") }
         defer { WebPAnimEncoderDelete(encoder) }
 
         var timestamp = 0
-        for frame in image.frames {
-            var picture = try Self.picture(frame.pixels)
+        for index in 0..<count {
+            let next = try frame(index)
+            guard next.pixels.width == size.width, next.pixels.height == size.height else {
+                throw WebImageError(.encodingFailed, "Frame \(index) is \(next.pixels.width)x\(next.pixels.height), not \(size)")
+            }
+            var picture = try Self.picture(next.pixels)
             defer { WebPPictureFree(&picture) }
             guard WebPAnimEncoderAdd(encoder, &picture, Int32(clamping: timestamp), &config) != 0 else {
                 throw Self.animationError(encoder)
             }
-            timestamp += max(0, Int((frame.duration * 1000).rounded()))
+            timestamp += max(0, Int((next.duration * 1000).rounded()))
         }
         guard WebPAnimEncoderAdd(encoder, nil, Int32(clamping: timestamp), nil) != 0 else {
             throw Self.animationError(encoder)

@@ -33,7 +33,7 @@ final class DemoReport {
             switch report.result {
             case .success(let loaded):
                 let image = loaded.image.map { image in
-                    "\(image.format.rawValue) \(image.width)x\(image.height)" + (image.isAnimated ? " \(image.frames.count)f" : "")
+                    "\(image.format.rawValue) \(image.width)x\(image.height)" + (image.isAnimated ? " \(image.frameCount)f" : "")
                 } ?? "-"
                 line("\(padded)  \(image.padding(toLength: 18, withPad: " ", startingAt: 0))"
                      + (loaded.cacheType == .memory ? "      -  " : "\(String(report.bytes).leftPadded(to: 7)) B  ")

@@ -31,7 +31,7 @@ struct LoadReport: Sendable {
                 line.add("format", image.format.rawValue)
                 line.add("width", image.width)
                 line.add("height", image.height)
-                line.add("frames", image.frames.count)
+                line.add("frames", image.frameCount)
                 line.add("loopCount", image.loopCount)
             }
             line.add("bytes", bytes)
@@ -52,7 +52,7 @@ struct LoadReport: Sendable {
             var parts: [String] = []
             if let image = loaded.image {
                 parts.append("\(image.format.rawValue) \(image.width)x\(image.height)"
-                             + (image.isAnimated ? " (\(image.frames.count) frames)" : ""))
+                             + (image.isAnimated ? " (\(image.frameCount) frames)" : ""))
             }
             if loaded.cacheType != .memory { parts.append("\(bytes) bytes") }
             parts.append(Self.source(loaded.cacheType))
