@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The targets are the layers of DESIGN.md: a lower one cannot import a higher one.
-//   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … View, Metrics) → webimage
+//   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … View, Metrics) → WebImageServer → webimage
 // WebImageTestOrigin is the loopback HTTP origin of the tests and of `webimage demo`.
 let package = Package(
     name: "WebImage",
@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "WebImageCodecs", targets: ["WebImageCodecs"]),
         .library(name: "WebImage", targets: ["WebImage"]),
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -24,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         // The test origin's HTTPS mode: a self-signed certificate made at run time.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        // `webimage serve`: the image proxy's HTTP server and its graceful shutdown.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries from Debian (`make deps` installs the -dev packages).
@@ -75,10 +80,24 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
+        // The image proxy (`webimage serve`): imgproxy's URL scheme on Hummingbird 2.
+        .target(
+            name: "WebImageServer",
+            dependencies: [
+                "WebImage", "WebImageCodecs",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage", "WebImageCodecs", "WebImageTestOrigin",
+                "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -102,6 +121,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Hardening/Regressions"]
+        ),
+        .testTarget(
+            name: "WebImageServerTests",
+            dependencies: [
+                "WebImageServer", "WebImage", "WebImageCodecs", "WebImageTestOrigin",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // The README's examples, compiled; its test checks that none is missing.
         .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage"]),

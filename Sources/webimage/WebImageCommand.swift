@@ -17,6 +17,7 @@ struct WebImageCommand: AsyncParsableCommand {
             CacheCommand.self,
             ShowCommand.self,
             DemoCommand.self,
+            ServeCommand.self,
         ]
     )
 

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Prometheus
+
+/// Routes requests to the proxy and the service's own pages; see ``ProxyServer``.
+struct ProxyResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let proxy: ImageProxy
+    let metrics: PrometheusCollectorRegistry?
+    let galleryPage: String
+
+    init(proxy: ImageProxy, metrics: PrometheusCollectorRegistry?) {
+        self.proxy = proxy
+        self.metrics = metrics
+        let pair = proxy.config.keys.first
+        galleryPage = Gallery.html { path in
+            guard let pair else { return "/unsafe" + path }
+            return "/" + URLSigner.signature(of: path, with: pair) + path
+        }
+    }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        guard request.method == .get || request.method == .head else {
+            return Self.response(ProxyResponse(
+                status: 405, headers: [("Allow", "GET, HEAD"), ("Content-Type", "application/json")],
+                body: ProxyError(status: 405, code: 3005, name: "methodNotAllowed", message: "Only GET and HEAD").body))
+        }
+        let path = request.uri.path
+        switch path {
+        case "/health":
+            return Self.response(ProxyResponse(
+                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: Data(#"{"status":"ok"}"#.utf8)))
+        case "/metrics":
+            guard let metrics else { return Self.response(.error(.notFound)) }
+            var text: [UInt8] = []
+            metrics.emit(into: &text)
+            return Self.response(ProxyResponse(
+                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Data(text)))
+        case "/gallery", "/gallery/":
+            return Self.response(ProxyResponse(
+                status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Data(galleryPage.utf8)))
+        case "/", "/favicon.ico":
+            return Self.response(.error(.notFound))
+        default:
+            if path.hasPrefix("/examples/") {
+                guard let example = proxy.examples.images[String(path.dropFirst("/examples/".count))] else {
+                    return Self.response(.error(.notFound))
+                }
+                return Self.response(ProxyResponse(
+                    status: 200, headers: [("Content-Type", example.format.mimeType), ("Cache-Control", "public, max-age=3600")],
+                    body: example.data))
+            }
+            let start = ContinuousClock.now
+            let answer = await proxy.respond(
+                path: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
+            // One structured line per image request (debug: a busy proxy answers thousands a second).
+            context.logger.debug("image request", metadata: [
+                "status": "\(answer.status)", "path": "\(path.prefix(300))",
+                "ms": "\(String(format: "%.1f", (ContinuousClock.now - start) / .milliseconds(1)))",
+            ])
+            return Self.response(answer)
+        }
+    }
+
+    /// The Hummingbird form of a ``ProxyResponse``.
+    static func response(_ answer: ProxyResponse) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in answer.headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        return Response(
+            status: HTTPResponse.Status(code: answer.status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+}

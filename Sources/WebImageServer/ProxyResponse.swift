@@ -1,0 +1,56 @@
+import Foundation
+import WebImageCodecs
+
+/// What the proxy answers, independent of the HTTP server: status, headers and body.
+public struct ProxyResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Data
+
+    public init(status: Int, headers: [(String, String)], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of header `name` (case-insensitive), for tests and logs.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    /// An image response, or 304 when `ifNoneMatch` names its ETag.
+    ///
+    /// `Cache-Control` is `public, max-age=N`, plus `immutable` for signed URLs (their
+    /// bytes never change for a given URL and key); `Vary: Accept` when the format was
+    /// negotiated.
+    static func image(
+        _ image: RenderedImage, varyAccept: Bool, signed: Bool, maxAge: Int, ifNoneMatch: String?
+    ) -> ProxyResponse {
+        var headers: [(String, String)] = [
+            ("Cache-Control", "public, max-age=\(maxAge)" + (signed ? ", immutable" : "")),
+            ("ETag", image.etag),
+            ("Last-Modified", HTTPDateFormat.format(image.lastModified)),
+        ]
+        if varyAccept { headers.append(("Vary", "Accept")) }
+        if let ifNoneMatch, matches(ifNoneMatch, image.etag) {
+            return ProxyResponse(status: 304, headers: headers, body: Data())
+        }
+        headers.append(("Content-Type", image.format.mimeType))
+        return ProxyResponse(status: 200, headers: headers, body: image.data)
+    }
+
+    /// Whether an `If-None-Match` list names `etag` (weak comparison, `*` included).
+    static func matches(_ list: String, _ etag: String) -> Bool {
+        list.split(separator: ",").contains { item in
+            let tag = item.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    /// A JSON error response.
+    static func error(_ error: ProxyError) -> ProxyResponse {
+        var headers = [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
+        if let retryAfter = error.retryAfter { headers.append(("Retry-After", "\(retryAfter)")) }
+        return ProxyResponse(status: error.status, headers: headers, body: error.body)
+    }
+}

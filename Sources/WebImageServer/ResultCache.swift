@@ -1,0 +1,35 @@
+import Foundation
+import WebImage
+
+/// Encoded proxy results by key (signed path + negotiated format): a bounded memory
+/// cache in front of a ``DiskCache`` that several processes may share.
+///
+/// Memory lookups run on the caller's task; disk reads and writes run on the library's
+/// blocking-I/O pool (inside ``DiskCache``).
+final class ResultCache: Sendable {
+    let memory: MemoryCache<String, RenderedImage>
+    let disk: DiskCache
+
+    init(directory: URL, memoryBytes: Int) {
+        memory = MemoryCache(totalCostLimit: max(1, memoryBytes))
+        disk = DiskCache(directory: directory)
+    }
+
+    /// From memory, else from disk (then kept in memory too).
+    func value(forKey key: String) async -> RenderedImage? {
+        if let hit = memory.value(forKey: key) { return hit }
+        guard let data = await disk.data(forKey: key), let hit = RenderedImage(serialized: data) else { return nil }
+        memory.setValue(hit, forKey: key, cost: hit.data.count)
+        return hit
+    }
+
+    /// Stores in memory now and on disk in the background; a failed disk write only
+    /// costs a later miss.
+    func store(_ value: RenderedImage, forKey key: String) {
+        memory.setValue(value, forKey: key, cost: value.data.count)
+        disk.store(value.serialized, forKey: key)
+    }
+
+    /// Waits for pending disk writes (graceful shutdown).
+    func flush() async { await disk.flush() }
+}
