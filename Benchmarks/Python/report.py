@@ -173,6 +173,18 @@ What each row measures:
   the child process's peak RSS (GNU time's %M) against 40 MB and 60 MB.
 - peak RSS: VmHWM of the process thumbnailing 20 large JPEGs (5 real large
   photos + the 15 largest generated ones) once, ours vs Pillow draft+thumbnail.
+- serve: the image proxy over HTTP, driven by wrk (Python/wrk_paths.lua: every
+  request a different URL) against thumbor 7.8 (`--processes` = cores, no storage,
+  no result storage, PIL engine), both fetching from a private nginx. Ours is
+  `webimage serve --no-cache` (release). 12 MP rows: 4032×3024 ~2.5 MB JPEGs (two
+  corpus photos re-encoded without EXIF, and their mirror images, hard-linked under
+  4000 names) to fit boxes of 440–560 px, JPEG q80, at 4 and 16 connections;
+  req/s, and the server's CPU per request (its process tree's user+system time ÷
+  requests). Memory: peak of the summed PSS of each server's process tree over
+  those runs (summed RSS in brackets). Mixed: generated and real JPEG/PNG/WebP/GIF
+  files to four boxes, JPEG q80 (a source either side refuses is left out of both).
+  Cached: `webimage serve` with its caches, one URL asked again and again on one
+  connection; wrk's p99.
 """
 
     def __init__(self, rows):

@@ -1,0 +1,396 @@
+"""The serve rows of `Benchmarks/compare`: `webimage serve` against thumbor 7.8 over HTTP.
+
+Both proxies fetch their sources from one private nginx on 127.0.0.1 and are driven by
+`wrk` with `wrk_paths.lua`, which gives every request the next URL of a list, so no two
+requests share a source or an output. Ours is `webimage serve --unsigned --no-cache`
+(release build); thumbor runs with `--processes` = cores, no storage and no result
+storage (its `thumbor.conf` is written here). Memory is the peak of the process tree's
+summed PSS (RSS with shared pages split among their sharers, so thumbor's forked
+workers are not counted twice), sampled every 100 ms while that side runs; the summed
+RSS is shown beside it.
+"""
+
+import base64
+import os
+import shutil
+from pathlib import Path
+
+from http_load import Server, Side, fetch_image, free_port, tree_cpu, wrk
+from report import Row
+
+THUMBOR_CONF = """\
+# Written by Benchmarks/Python/serve_bench.py: thumbor as a plain resizing proxy.
+LOADER = 'thumbor.loaders.http_loader'
+STORAGE = 'thumbor.storages.no_storage'
+RESULT_STORAGE = None
+ENGINE = 'thumbor.engines.pil'
+ALLOW_UNSAFE_URL = True
+QUALITY = 80
+AUTO_WEBP = False
+RESPECT_ORIENTATION = False
+PRESERVE_EXIF_INFO = False
+HTTP_LOADER_MAX_CLIENTS = 64
+"""
+
+
+def format_bytes(count):
+    return f"{count / 1048576:.1f} MB" if count >= 1 << 20 else f"{max(1, round(count / 1024))} KB"
+
+
+def b64url(text):
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def output_format(source_url):
+    """What both sides are asked for: GIF from a GIF (thumbor keeps GIF sources GIF
+    whatever `format()` says), JPEG from everything else."""
+    return "gif" if source_url.endswith(".gif") else "jpeg"
+
+
+def ours_path(source_url, width, height):
+    """imgproxy grammar (DESIGN.md "serve"): fit into the box, q80, format by extension."""
+    extension = "gif" if output_format(source_url) == "gif" else "jpg"
+    return f"/unsafe/rs:fit:{width}:{height}/q:80/{b64url(source_url)}.{extension}"
+
+
+def thumbor_path(source_url, width, height):
+    """thumbor's fit-in (no enlarging, like rs:fit), q80, the same format as ours."""
+    return (f"/unsafe/fit-in/{width}x{height}/filters:quality(80):format({output_format(source_url)})/"
+            f"{source_url.split('://', 1)[1]}")
+
+
+def link_copies(sources, folder, count, suffix_of=lambda p: Path(p).suffix.lower()):
+    """`count` hard links (copies where linking fails) cycling through `sources`, named
+    00000.ext …, so every URL is distinct while the disk holds each file once."""
+    folder.mkdir(parents=True, exist_ok=True)
+    names = []
+    for i in range(count):
+        source = Path(sources[i % len(sources)])
+        name = f"{i:05d}{suffix_of(source)}"
+        target = folder / name
+        if target.exists() and not os.path.samefile(source, target):
+            target.unlink()  # left by a run with other sources
+        if not target.exists():
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copyfile(source, target)
+        names.append(name)
+    return names
+
+
+def big_variants(shared, out_dir, log):
+    """4032×3024 JPEGs of about 2.5 MB: two real corpus photos re-encoded without their
+    EXIF orientation (so both proxies do the same work), and their mirror images. With
+    the standard library only (the smoke run), the first photo as it is."""
+    sources = [shared / "jpeg/sdwebimage/TestJFIF.jpg", shared / "jpeg/large/dog_exif_extended_xmp_icc.jpg"]
+    sources = [s for s in sources if s.is_file()]
+    try:
+        from PIL import Image, ImageOps
+    except ImportError:
+        return sources[:1]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    made = []
+    for i, source in enumerate(sources):
+        with Image.open(source) as image:
+            pixels = image.convert("RGB").resize((4032, 3024))
+        for j, variant in enumerate((pixels, ImageOps.mirror(pixels))):
+            target = out_dir / f"big-{i}{j}.jpg"
+            if not target.exists():
+                log(f"serve: encoding {target.name}")
+                # The quality that lands closest to 2.5 MB: the size the issue names.
+                best = None
+                for quality in (95, 92, 89, 86, 83, 80):
+                    variant.save(target, "JPEG", quality=quality, subsampling="4:2:0")
+                    size = target.stat().st_size
+                    if best is None or abs(size - 2_500_000) < abs(best[1] - 2_500_000):
+                        best = (quality, size)
+                    if size <= 2_500_000:
+                        break
+                variant.save(target, "JPEG", quality=best[0], subsampling="4:2:0")
+            made.append(target)
+    return made
+
+
+def still_gifs(shared, out_dir, log):
+    """Single-frame GIFs: two small real ones, and (with Pillow) a corpus photo quantized
+    to 256 colours at 640×480 and 1600×1200."""
+    real = [shared / "gif/pillow/hopper_zero_comment_subblocks.gif", shared / "gif/image-gif/alpha_gif_a.gif"]
+    made = [p for p in real if p.is_file()]
+    photo = shared / "jpeg/sdwebimage/TestJFIF.jpg"
+    try:
+        from PIL import Image
+    except ImportError:
+        return made
+    if not photo.is_file():
+        return made
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for size in ((640, 480), (1600, 1200)):
+        target = out_dir / f"still-{size[0]}x{size[1]}.gif"
+        if not target.exists():
+            log(f"serve: encoding {target.name}")
+            with Image.open(photo) as image:
+                image.convert("RGB").resize(size).quantize(256).save(target, "GIF")
+        made.append(target)
+    return made
+
+
+class ServeBench:
+    """Runs the serve section and returns its rows (``ROWS`` of them, always)."""
+
+    ROWS = 5
+    BIG_BOX = 500
+    MIXED_BOXES = [(160, 160), (320, 240), (500, 500), (800, 600)]
+
+    def __init__(self, work_dir, shared, corpus, webimage, thumbor, smoke, rounds, log, skip_peer=None):
+        """`webimage` and `thumbor` are the executables (None when missing); `skip_peer`
+        says why thumbor does not run at all (`--no-peers`)."""
+        self.work_dir = Path(work_dir) / "serve"
+        self.shared, self.corpus, self.webimage, self.thumbor = Path(shared), corpus, webimage, thumbor
+        self.peer_reason = skip_peer
+        self.smoke, self.log = smoke, log
+        self.rounds = 1 if smoke else (rounds or 2)
+        self.seconds = 1 if smoke else 10
+        self.count = 60 if smoke else 4000
+        self.cores = os.cpu_count() or 1
+
+    # MARK: inputs
+
+    def big_sizes(self, i):
+        """Boxes around 500×500, different for neighbouring requests."""
+        return self.BIG_BOX - 60 + (i * 37) % 121, self.BIG_BOX - 60 + (i * 53) % 121
+
+    def mixed_sources(self):
+        """Small and large JPEG, PNG, WebP and still GIF files (generated and real), a few of
+        each from smallest to largest. Animated GIFs are left out: thumbor answers them with
+        a resized animation whatever format it is asked for, which is other work."""
+        picks = []
+        for key in ("small", "photos", "png", "webp"):
+            files = sorted(self.corpus.get(key, []), key=lambda p: os.path.getsize(p))
+            if files:
+                step = max(1, len(files) // 4)
+                picks += files[::step][:4] + ([files[-1]] if files[-1] not in files[::step][:4] else [])
+        return picks + still_gifs(self.shared, self.work_dir / "variants", self.log)
+
+    def write_paths(self, name, paths):
+        target = self.work_dir / name
+        target.write_text("".join(p + "\n" for p in paths))
+        return target
+
+    # MARK: the run
+
+    def run(self):
+        big = {4: (Side("ours"), Side("thumbor")), 16: (Side("ours"), Side("thumbor"))}
+        mixed = (Side("ours"), Side("thumbor"))
+        cached = Side("ours")
+        memory = {}
+        notes = {"mixed": 0}
+        self.origin, self.servers = None, {}
+        try:
+            self.start()
+            self.measure(self.origin, self.servers, big, mixed, cached, memory, notes)
+        except RuntimeError as error:
+            for side in [s for pair in list(big.values()) + [mixed] for s in pair] + [cached]:
+                side.reason = side.reason or str(error)
+        finally:
+            for server in self.servers.values():
+                server.stop()
+            if self.origin:
+                self.origin.stop()
+        return self.rows(big, mixed, cached, memory, notes)
+
+    def start(self):
+        """Links the sources, starts nginx and both proxies (kept in self.origin and
+        self.servers, so run() stops whatever did start)."""
+        from nginx_origin import NginxOrigin
+        if self.webimage is None:
+            raise RuntimeError("webimage not built (swift build -c release --product webimage)")
+        root = self.work_dir / "root"
+        self.big_names = link_copies(big_variants(self.shared, self.work_dir / "variants", self.log),
+                                     root / "big", self.count)
+        if not self.big_names:
+            raise RuntimeError("no 12 MP source (is Tests/Fixtures/corpus there?)")
+        self.mixed = self.mixed_sources()
+        self.mixed_names = link_copies(self.mixed, root / "mixed", self.count)
+        self.origin = NginxOrigin(root, self.work_dir / "nginx").start()
+        port = free_port()
+        self.servers["ours"] = Server("webimage serve", [self.webimage, "serve", "--unsigned", "--no-cache",
+                                                    "--allow-private-addresses", "--host", "127.0.0.1",
+                                                    "--port", str(port)],
+                                 port, "/health", self.work_dir / "ours.log").start()
+        if self.peer_reason is None and (self.thumbor is None or not os.access(self.thumbor, os.X_OK)):
+            self.peer_reason = "thumbor not installed (make -C Benchmarks venv)"
+        if self.peer_reason is None:
+            conf = self.work_dir / "thumbor.conf"
+            conf.write_text(THUMBOR_CONF)
+            port = free_port()
+            try:
+                self.servers["thumbor"] = Server(f"thumbor ({self.cores} processes)",
+                                            [self.thumbor, "-i", "127.0.0.1", "-p", str(port), "-c", str(conf),
+                                             "--processes", str(self.cores), "-l", "error"],
+                                            port, "/healthcheck", self.work_dir / "thumbor.log").start()
+            except RuntimeError as error:
+                self.peer_reason = str(error)
+
+    def urls(self, origin, folder, names, sizes, builder):
+        return [builder(f"{origin.base_url}/{folder}/{name}", *sizes(i)) for i, name in enumerate(names)]
+
+    def check(self, server, paths, sizes, sources):
+        """Every listed path once; the indices whose answer has the format asked for and
+        fits its box."""
+        good = []
+        for i, path in enumerate(paths):
+            got = fetch_image(server.base_url + path)
+            w, h = sizes(i)
+            if got and got[0] == output_format(sources[i]) and got[1] <= w and got[2] <= h:
+                good.append(i)
+            else:
+                self.log(f"serve: {server.label} answered {got or 'no image'} for a {w}×{h} box: {path[:120]}")
+        return good
+
+    def measure(self, origin, servers, big, mixed, cached, memory, notes):
+        ours_server, peer_server = servers["ours"], servers.get("thumbor")
+        sides = [("ours", ours_server, ours_path)] + ([("thumbor", peer_server, thumbor_path)] if peer_server else [])
+        if not peer_server:
+            for pair in list(big.values()) + [mixed]:
+                pair[1].reason = self.peer_reason
+        # The 12 MP set first, so its memory peak is its own (no mixed source seen yet).
+        self.measure_big(origin, sides, big)
+        memory.update({label: (server.peak_pss, server.peak_rss) for label, server, _ in sides})
+        self.measure_mixed(origin, sides, mixed, notes)
+        ours_server.stop()
+        self.measure_cached(origin, cached)
+
+    @staticmethod
+    def rotated(sides, r):
+        """`sides` with who goes first alternating between rounds."""
+        return sides[r % len(sides):] + sides[:r % len(sides)]
+
+    def measure_big(self, origin, sides, big):
+        """Both 12 MP rows: a sample URL per side must come back as a JPEG within its box;
+        a warm-up; then c=4 and c=16 in each round, memory sampled."""
+        paths = {label: self.write_paths(f"big-{label}.txt",
+                                         self.urls(origin, "big", self.big_names, self.big_sizes, builder))
+                 for label, _, builder in sides}
+        for label, server, builder in sides:
+            sample = builder(f"{origin.base_url}/big/{self.big_names[0]}", *self.big_sizes(0))
+            if not self.check(server, [sample], self.big_sizes, [self.big_names[0]]):
+                for pair in big.values():
+                    pair[0 if label == "ours" else 1].reason = \
+                        f"{server.label} did not answer a resized JPEG ({server.log_tail()})"
+        for label, server, _ in sides:  # unmeasured: connection pools, allocators
+            wrk(server.base_url, paths[label], 4, 1 if self.smoke else 2)
+        for r in range(self.rounds):
+            for concurrency, pair in big.items():
+                for label, server, _ in self.rotated(sides, r):
+                    side = pair[0] if label == "ours" else pair[1]
+                    if side.reason is None:
+                        finish, cpu = server.sample(), tree_cpu(server.process.pid)
+                        report = wrk(server.base_url, paths[label], concurrency, self.seconds)
+                        side.add(report, tree_cpu(server.process.pid) - cpu)
+                        finish()
+
+    def measure_mixed(self, origin, sides, mixed, notes):
+        """The mixed row: only sources both sides turn into what was asked (a source either
+        refuses is dropped from both, and counted in the row's text)."""
+        boxes = self.MIXED_BOXES
+        sources = len(self.mixed)
+        first = self.mixed_names[:sources]  # each source once
+
+        def box(i):
+            return boxes[i % len(boxes)]
+        keep = set(range(sources))
+        for label, server, builder in sides:
+            keep &= set(self.check(server, self.urls(origin, "mixed", first, box, builder), box, first))
+        notes["mixed"], notes["mixed_total"] = len(keep), sources
+        sizes = sorted(os.path.getsize(p) for i, p in enumerate(self.mixed) if i in keep)
+        notes["mixed_bytes"] = f"{format_bytes(sizes[0])}–{format_bytes(sizes[-1])}" if sizes else "—"
+        if not keep:
+            for side in mixed:
+                side.reason = "no mixed source that both sides serve"
+            return
+        kept = [n for i, n in enumerate(self.mixed_names) if i % sources in keep]
+        paths = {label: self.write_paths(f"mixed-{label}.txt", self.urls(origin, "mixed", kept, box, builder))
+                 for label, _, builder in sides}
+        for r in range(self.rounds):
+            for label, server, _ in self.rotated(sides, r):
+                side = mixed[0] if label == "ours" else mixed[1]
+                if side.reason is None:
+                    cpu = tree_cpu(server.process.pid)
+                    report = wrk(server.base_url, paths[label], 16, self.seconds)
+                    side.add(report, tree_cpu(server.process.pid) - cpu)
+
+    def measure_cached(self, origin, cached):
+        """A second server with its caches on: one URL asked once to fill them, then again
+        and again by one connection; the p99 of those repeats."""
+        port = free_port()
+        cache_dir = self.work_dir / "cache"
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        server = Server("webimage serve (caches on)",
+                        [self.webimage, "serve", "--unsigned", "--allow-private-addresses", "--host", "127.0.0.1",
+                         "--port", str(port), "--cache-dir", str(cache_dir)],
+                        port, "/health", self.work_dir / "cached.log")
+        try:
+            server.start()
+        except RuntimeError as error:
+            cached.reason = str(error)
+            return
+        try:
+            path = ours_path(f"{origin.base_url}/big/{self.big_names[0]}", self.BIG_BOX, self.BIG_BOX)
+            if not fetch_image(server.base_url + path):
+                cached.reason = f"the first request failed ({server.log_tail()})"
+                return
+            for _ in range(self.rounds):
+                cached.add(wrk(server.base_url, self.write_paths("cached.txt", [path]), 1, self.seconds))
+        finally:
+            server.stop()
+
+    # MARK: rows
+
+    def rows(self, big, mixed, cached, memory, notes):
+        big_work = (f"4032×3024 JPEGs (~2.5 MB) under {self.count} names from local nginx → fit 440–560 px "
+                    f"boxes, JPEG q80, serve --no-cache")
+        peer_label = f"thumbor 7.8 ({self.cores} processes, no storage)"
+        rows = [self.rate_row(f"{big_work}, wrk c={c}", *big[c], peer_label) for c in (4, 16)]
+        rows.append(self.memory_row(big_work + ", peak memory (PSS summed over processes; RSS in brackets)",
+                                    big[4][0], big[4][1], memory, peer_label))
+        total = notes.get("mixed_total", 0)
+        mixed_work = (f"mixed set: {notes['mixed']} of {total} JPEG/PNG/WebP/GIF sources "
+                      f"({notes.get('mixed_bytes', '—')}) × 4 boxes 160–800 px → JPEG q80 (GIF → GIF), wrk c=16")
+        rows.append(self.rate_row(mixed_work, *mixed, peer_label))
+        verdict = Row._missing(cached)
+        p99 = cached.p99
+        if verdict is None:
+            verdict = "pass" if p99 <= 0.002 else "FAIL"
+        ours_text = f"{p99 * 1e3:.2f} ms (p50 {cached.p50 * 1e3:.2f} ms)" if p99 is not None else "—"
+        rows.append(Row("cached result: one URL repeated (serve with its caches on), wrk c=1, p99 latency",
+                        ours_text, "—", "—", "≤ 2 ms", verdict))
+        return rows
+
+    @staticmethod
+    def rate_row(work, ours, peer, peer_label):
+        def text(side):
+            if not side.rate:
+                return "—"
+            cpu = f", {side.cpu * 1e3:.0f} ms CPU each" if side.cpu is not None else ""
+            return f"{side.rate:.1f} req/s ({side.requests} requests{cpu})"
+        verdict, ratio = Row._missing(ours, peer), "—"
+        if verdict is None:
+            ratio = f"{ours.rate / peer.rate:.2f}×"
+            verdict = "pass" if ours.rate >= 3 * peer.rate else "FAIL"
+        peer_text = f"{peer_label}: " + (f"not measured ({peer.reason})" if peer.reason else text(peer))
+        return Row(work, text(ours), peer_text, ratio, "≥ 3× thumbor's req/s", verdict)
+
+    @staticmethod
+    def memory_row(work, ours, peer, memory, peer_label):
+        def text(label):
+            p, r = memory.get(label, (0, 0))
+            return f"{p / 1048576:.0f} MB ({r / 1048576:.0f} MB)" if p else "—"
+        verdict, ratio = Row._missing(ours, peer), "—"
+        if verdict is None and memory.get("ours", (0, 0))[0] and memory.get("thumbor", (0, 0))[0]:
+            ratio = f"{memory['thumbor'][0] / memory['ours'][0]:.2f}×"
+            verdict = "pass" if memory["ours"][0] <= memory["thumbor"][0] else "FAIL"
+        elif verdict is None:
+            verdict = "not measured: no memory sample"
+        peer_text = f"{peer_label}: " + (f"not measured ({peer.reason})" if peer.reason else text("thumbor"))
+        return Row(work, text("ours"), peer_text, ratio, "≤ thumbor's peak", verdict)
