@@ -19,6 +19,8 @@ struct wi_jpeg_decoder {
     int absorbing_scans;
     int max_scans;
     int completed_scans;
+    JOCTET *icc;
+    unsigned int icc_count;
 };
 
 static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
@@ -180,6 +182,7 @@ wi_jpeg_decoder *wi_jdec_create(int max_scans) {
     d->cinfo.progress = &d->progress;
     d->max_scans = max_scans;
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_set_marker_processor(&d->cinfo, JPEG_COM, skip_comment);
     return d;
 }
@@ -189,6 +192,7 @@ void wi_jdec_destroy(wi_jpeg_decoder *d) {
         return;
     }
     jpeg_destroy_decompress(&d->cinfo);
+    free(d->icc);
     free(d);
 }
 
@@ -258,6 +262,22 @@ int wi_jdec_app1(const wi_jpeg_decoder *d, int index, const uint8_t **bytes, siz
     return 0;
 }
 
+int wi_jdec_icc_profile(wi_jpeg_decoder *d, const uint8_t **bytes, size_t *count) {
+    if (d->icc == NULL) {
+        if (d->err.failed || setjmp(d->err.jump)) {
+            return 0;
+        }
+        // libjpeg-turbo joins the numbered APP2 chunks, and refuses (FALSE, a warning)
+        // missing, duplicate or out-of-range sequence numbers.
+        if (!jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_count)) {
+            return 0;
+        }
+    }
+    *bytes = d->icc;
+    *count = d->icc_count;
+    return 1;
+}
+
 // MARK: Decompression
 
 wi_jpeg_status wi_jdec_configure(wi_jpeg_decoder *d, unsigned scale_denom, int buffered,
@@ -312,6 +332,35 @@ wi_jpeg_status wi_jdec_read_rows(wi_jpeg_decoder *d, uint8_t *base, size_t strid
     }
     *scanline = c->output_scanline;
     return status;
+}
+
+wi_jpeg_status wi_jdec_read_strip(wi_jpeg_decoder *d, uint8_t *base, size_t stride, unsigned max_rows,
+                                  unsigned *rows) {
+    *rows = 0;
+    GUARD(d)
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    unsigned done = 0;
+    while (done < max_rows && c->output_scanline < c->output_height) {
+        JSAMPROW pointers[16];
+        unsigned n = max_rows - done;
+        if (n > 16) {
+            n = 16;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            pointers[i] = base + (size_t)(done + i) * stride;
+        }
+        JDIMENSION got = jpeg_read_scanlines(c, pointers, n);
+        if (got == 0) {
+            *rows = done;
+            return WI_JPEG_SUSPENDED;
+        }
+        done += got;
+        if (d->is_complete && wi_jdec_is_truncated(d)) {
+            break;
+        }
+    }
+    *rows = done;
+    return WI_JPEG_OK;
 }
 
 wi_jpeg_status wi_jdec_finish(wi_jpeg_decoder *d) {

@@ -49,7 +49,7 @@ const char *wi_jenc_message(const wi_jpeg_encoder *e) {
     }
 
 wi_jpeg_status wi_jenc_start(wi_jpeg_encoder *e, unsigned width, unsigned height, int quality,
-                             int input_rgba) {
+                             int input_rgba, int progressive, int optimize) {
     GUARD(e)
     struct jpeg_compress_struct *c = &e->cinfo;
     jpeg_mem_dest(c, &e->out, &e->out_size);
@@ -59,7 +59,10 @@ wi_jpeg_status wi_jenc_start(wi_jpeg_encoder *e, unsigned width, unsigned height
     c->in_color_space = input_rgba ? JCS_EXT_RGBA : JCS_RGB;
     jpeg_set_defaults(c);
     jpeg_set_quality(c, quality, TRUE);
-    c->optimize_coding = TRUE;
+    c->optimize_coding = optimize ? TRUE : FALSE;
+    if (progressive) {
+        jpeg_simple_progression(c);
+    }
     jpeg_start_compress(c, TRUE);
     e->started = 1;
     return WI_JPEG_OK;

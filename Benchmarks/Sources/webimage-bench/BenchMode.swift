@@ -7,6 +7,9 @@ enum BenchMode: String, CaseIterable {
     /// Full decode, then `PixelBuffer.resampled` to the thumbnail size: what the
     /// thumbnail path must beat.
     case decodeResize = "decode-resize"
+    /// Full decode of the samples as stored: no EXIF orientation, no colour conversion
+    /// (what turning costs on top of, and the decode floor raw libjpeg-turbo is held to).
+    case decodeStored = "decode-stored"
     /// Peer for the memory cache: `--ops` gets from a `Mutex<[String: DecodedImage]>`.
     case dictionaryGet = "dict-get"
     /// Peer for the memory cache: `--ops` sets into a `Mutex<[String: DecodedImage]>`.

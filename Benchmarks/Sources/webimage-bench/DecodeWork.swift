@@ -30,6 +30,9 @@ struct DecodeWork {
                     .targetSize(for: PixelSize(width: image.width, height: image.height))
                 let small = image.pixels.resampled(width: target.width, height: target.height)
                 pixels += small.width * small.height
+            case .decodeStored:
+                let image = try ImageCodersManager.shared.decode(data, options: ImageDecodeOptions(applyOrientation: false, colorManagement: .keepStoredSamples))
+                pixels += image.width * image.height * image.frames.count
             default:
                 let image = try ImageCodersManager.shared.decode(data, options: ImageDecodeOptions())
                 pixels += image.width * image.height * image.frames.count

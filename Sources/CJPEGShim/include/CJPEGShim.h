@@ -68,6 +68,10 @@ void wi_jdec_set_input(wi_jpeg_decoder *d, const uint8_t *bytes, size_t count, i
 wi_jpeg_status wi_jdec_read_header(wi_jpeg_decoder *d, wi_jpeg_header *header);
 /// The `index`th saved APP1 payload; 0 when there is none.
 int wi_jdec_app1(const wi_jpeg_decoder *d, int index, const uint8_t **bytes, size_t *count);
+/// The ICC profile of the APP2 "ICC_PROFILE" chunks, joined in sequence order; 0 when
+/// there is none or its chunks are inconsistent. Call after wi_jdec_read_header;
+/// `*bytes` stays valid until wi_jdec_destroy.
+int wi_jdec_icc_profile(wi_jpeg_decoder *d, const uint8_t **bytes, size_t *count);
 
 /// Chooses RGBA (or CMYK) output, DCT scaling by 1/`scale_denom` and buffered-image mode,
 /// then reports the output size.
@@ -81,6 +85,11 @@ void wi_jdec_disable_block_smoothing(wi_jpeg_decoder *d);
 /// or, with complete input, until the data is found truncated (wi_jdec_is_truncated).
 /// `*scanline` is the number of rows done so far in this output pass.
 wi_jpeg_status wi_jdec_read_rows(wi_jpeg_decoder *d, uint8_t *base, size_t stride, unsigned *scanline);
+/// Like wi_jdec_read_rows but stops after `max_rows` rows, written from `base` on (the
+/// first at `base`, whatever the output scanline): for decoding a strip at a time.
+/// `*rows` is the number written by this call.
+wi_jpeg_status wi_jdec_read_strip(wi_jpeg_decoder *d, uint8_t *base, size_t stride, unsigned max_rows,
+                                  unsigned *rows);
 wi_jpeg_status wi_jdec_finish(wi_jpeg_decoder *d);
 
 // Buffered-image mode (progressive incremental decoding).
@@ -109,10 +118,12 @@ typedef struct wi_jpeg_encoder wi_jpeg_encoder;
 wi_jpeg_encoder *wi_jenc_create(void);
 void wi_jenc_destroy(wi_jpeg_encoder *e);
 const char *wi_jenc_message(const wi_jpeg_encoder *e);
-/// Starts a baseline YCbCr JPEG of `width` × `height` at `quality` 0…100, written to
-/// memory. Rows are RGBA (alpha ignored) when `input_rgba` is 1, else RGB.
+/// Starts a YCbCr JPEG of `width` × `height` at `quality` 0…100, written to memory:
+/// progressive when `progressive` is 1 (else baseline), with Huffman tables computed for
+/// the image when `optimize` is 1 (progressive files always are). Rows are RGBA (alpha
+/// ignored) when `input_rgba` is 1, else RGB.
 wi_jpeg_status wi_jenc_start(wi_jpeg_encoder *e, unsigned width, unsigned height, int quality,
-                             int input_rgba);
+                             int input_rgba, int progressive, int optimize);
 wi_jpeg_status wi_jenc_write_rows(wi_jpeg_encoder *e, const uint8_t *base, size_t stride, unsigned count);
 /// Finishes the file; `*bytes` stays valid until wi_jenc_destroy.
 wi_jpeg_status wi_jenc_finish(wi_jpeg_encoder *e, const uint8_t **bytes, size_t *count);

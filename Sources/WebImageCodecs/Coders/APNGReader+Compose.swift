@@ -9,10 +9,11 @@ extension APNGReader {
         var compositor = APNGCompositor(width: width, height: height)
         var result: [ImageFrame] = []
         result.reserveCapacity(count)
+        let color = PNGCoder.colorSource(in: p, chunks: PNGChunk.scan(p).chunks, options: options)
         for index in 0..<count {
             try compositor.advance(self, in: p) { canvas in
                 result.append(ImageFrame(
-                    pixels: PNGCoder.finish(canvas, orientation: orientation, options: options),
+                    pixels: PNGCoder.finish(canvas, orientation: orientation, options: options, color: color),
                     duration: frames[index].control.duration))
             }
         }

@@ -37,6 +37,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     ///
     /// NaN, infinite, zero and negative scales become 1.
     public var scale: Double = 1 { didSet { scale = Self.clampedScale(scale) } }
+    /// Convert pixels tagged with an ICC profile, PNG gamma/chromaticities or CICP to sRGB
+    /// (``ColorManagement/convertToSRGB``, the default), or keep the stored samples.
+    public var colorManagement: ColorManagement = .convertToSRGB
 
     /// The largest thumbnail side: 65535 pixels, the largest JPEG or GIF dimension.
     public static let maxThumbnailSide = 65_535
@@ -48,7 +51,8 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         maxPixelCount: Int = 100_000_000,
         firstFrameOnly: Bool = false,
         applyOrientation: Bool = true,
-        scale: Double = 1
+        scale: Double = 1,
+        colorManagement: ColorManagement = .convertToSRGB
     ) {
         self.thumbnailPixelSize = Self.clampedThumbnail(thumbnailPixelSize)
         self.preserveAspectRatio = preserveAspectRatio
@@ -57,6 +61,7 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         self.firstFrameOnly = firstFrameOnly
         self.applyOrientation = applyOrientation
         self.scale = Self.clampedScale(scale)
+        self.colorManagement = colorManagement
     }
 
     /// `size` as a valid ``thumbnailPixelSize``: `nil` when a side is 0 or less, else

@@ -19,11 +19,16 @@ struct JPEGDecodePlan: Sendable {
     /// Whether that CMYK is Adobe's inverted kind.
     var isInvertedCMYK: Bool
     var scale: Double
+    /// The embedded ICC profile; pixels are converted to sRGB with it unless the options
+    /// keep stored samples.
+    var iccProfile: [UInt8]?
+    var options: ImageDecodeOptions
 
     /// Checks the pixel limit against the header, then plans the decode.
     ///
     /// - Throws: ``WebImageError/Code/imageTooLarge`` before anything is allocated.
-    init(header: wi_jpeg_header, orientation: Orientation?, options: ImageDecodeOptions) throws(WebImageError) {
+    init(header: wi_jpeg_header, orientation: Orientation?, options: ImageDecodeOptions,
+         iccProfile: [UInt8]? = nil) throws(WebImageError) {
         let width = Int(header.width), height = Int(header.height)
         try options.checkPixelLimit(width: width, height: height)
         self.orientation = orientation ?? .up
@@ -31,6 +36,8 @@ struct JPEGDecodePlan: Sendable {
         isCMYK = header.color == WI_JPEG_COLOR_CMYK
         isInvertedCMYK = header.adobe_marker != 0
         scale = options.scale
+        self.iccProfile = iccProfile
+        self.options = options
 
         // Thumbnail and scale-down sizes are meant for the upright picture.
         let swaps = self.orientation.swapsDimensions
@@ -51,9 +58,15 @@ struct JPEGDecodePlan: Sendable {
         }
     }
 
-    /// Converts CMYK rows `rows` of `pixels` (4 bytes per pixel, as libjpeg wrote them) to RGBA.
+    /// Converts CMYK rows `rows` of `pixels` (4 bytes per pixel, as libjpeg wrote them) to
+    /// RGBA: through the embedded CMYK profile when there is a usable one, else by the
+    /// naive formula browsers also use for untagged CMYK.
     func convertCMYK(_ pixels: inout PixelBuffer, rows: Range<Int>) {
         guard isCMYK, !rows.isEmpty else { return }
+        if let iccProfile, ColorConverter.convertCMYK(&pixels, rows: rows, profile: iccProfile,
+                                                      isInverted: isInvertedCMYK, options: options) {
+            return
+        }
         let inverted = isInvertedCMYK
         let start = rows.lowerBound * pixels.bytesPerRow, end = rows.upperBound * pixels.bytesPerRow
         pixels.bytes.withUnsafeMutableBufferPointer { p in
@@ -73,13 +86,25 @@ struct JPEGDecodePlan: Sendable {
         }
     }
 
-    /// Resamples libjpeg's output to the exact target and turns it upright.
-    func finish(_ pixels: PixelBuffer, isIncremental: Bool) -> DecodedImage {
+    /// Whether a decode whose libjpeg output has `size` can write its rows straight to
+    /// their upright place (``OrientationWriter``): they need turning and no resampling.
+    func turnsWhileDecoding(outputSize size: PixelSize) -> Bool {
+        applyOrientation && orientation != .up && size == storedTarget
+    }
+
+    /// Resamples libjpeg's output to the exact target, converts it to sRGB (after
+    /// resampling: fewer pixels) and turns it upright unless `isUpright` (the decoder
+    /// already wrote it so).
+    func finish(_ pixels: PixelBuffer, isIncremental: Bool, isUpright: Bool = false) -> DecodedImage {
         var result = pixels
-        if result.width != storedTarget.width || result.height != storedTarget.height {
+        // Upright output exists only when no resampling was needed (turnsWhileDecoding).
+        if !isUpright && (result.width != storedTarget.width || result.height != storedTarget.height) {
             result = result.resampled(width: storedTarget.width, height: storedTarget.height)
         }
-        if applyOrientation {
+        if !isCMYK, let iccProfile {
+            ColorConverter.convertToSRGB(&result, from: .iccProfile(iccProfile), options: options)
+        }
+        if applyOrientation && !isUpright {
             result = result.oriented(orientation)
         }
         return DecodedImage(pixels: result, format: .jpeg, scale: scale,

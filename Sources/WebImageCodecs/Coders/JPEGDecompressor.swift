@@ -49,6 +49,15 @@ final class JPEGDecompressor {
         return nil
     }
 
+    /// The embedded ICC profile (APP2 chunks joined), or `nil` when there is none or its
+    /// chunks are inconsistent; call after ``readHeader()``.
+    func iccProfile() -> [UInt8]? {
+        var bytes: UnsafePointer<UInt8>?
+        var count = 0
+        guard wi_jdec_icc_profile(raw, &bytes, &count) != 0, let bytes, count > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: bytes, count: count))
+    }
+
     /// Sets RGBA (or CMYK) output, DCT scaling by 1/`scaleDenominator` and buffered-image
     /// mode; returns the output size.
     func configure(scaleDenominator: Int, buffered: Bool) throws(WebImageError) -> PixelSize {
@@ -70,6 +79,15 @@ final class JPEGDecompressor {
         var scanline: UInt32 = 0
         _ = try check(wi_jdec_read_rows(raw, base.assumingMemoryBound(to: UInt8.self), stride, &scanline))
         return Int(scanline)
+    }
+
+    /// Decodes at most `maxRows` rows into `base` (4 bytes per pixel, `stride` bytes per
+    /// row, the first at `base`); returns how many it wrote. With complete input, fewer
+    /// means the end of the image or truncated data (``isTruncated``).
+    func readStrip(into base: UnsafeMutableRawPointer, stride: Int, maxRows: Int) throws(WebImageError) -> Int {
+        var rows: UInt32 = 0
+        _ = try check(wi_jdec_read_strip(raw, base.assumingMemoryBound(to: UInt8.self), stride, UInt32(maxRows), &rows))
+        return Int(rows)
     }
 
     /// `false` when more data is needed.

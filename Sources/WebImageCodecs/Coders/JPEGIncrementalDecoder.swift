@@ -86,7 +86,8 @@ public final class JPEGIncrementalDecoder: ProgressiveImageDecoder {
             switch state.phase {
             case .header:
                 guard let header = try jpeg.readHeader() else { return }
-                let plan = try JPEGDecodePlan(header: header, orientation: jpeg.exifOrientation(), options: options)
+                let plan = try JPEGDecodePlan(header: header, orientation: jpeg.exifOrientation(), options: options,
+                                              iccProfile: jpeg.iccProfile())
                 if header.arithmetic != 0 {
                     // libjpeg's arithmetic decoder cannot wait for data: no partial images.
                     state.jpeg = nil

@@ -7,7 +7,8 @@ import Foundation
 /// interlacing included); corrupt data, CRC errors included, throws
 /// ``WebImageError/Code/badImageData``. libpng here knows nothing of APNG, so
 /// animations are read chunk by chunk and each frame goes through libpng on its own
-/// (see `APNGReader`). EXIF orientation comes from an `eXIf` chunk.
+/// (see `APNGReader`). EXIF orientation comes from an `eXIf` chunk. Colours tagged by
+/// `cICP`, `iCCP`, `gAMA`/`cHRM` are converted to sRGB (see ``ColorManagement``).
 ///
 /// A stateless value: safe to call from many threads at once. Decoding blocks, so
 /// run it off the caller's thread (``DecodeQueue``).
@@ -44,7 +45,8 @@ public struct PNGCoder: ProgressiveImageCoder {
                 try options.checkPixelLimit(width: width, height: height)
             }
             return DecodedImage(
-                pixels: Self.finish(pixels, orientation: orientation, options: options),
+                pixels: Self.finish(pixels, orientation: orientation, options: options,
+                                    color: Self.colorSource(in: p, chunks: chunks, options: options)),
                 format: .png, scale: options.scale, orientation: orientation)
         } }
     }
@@ -105,8 +107,16 @@ public struct PNGCoder: ProgressiveImageCoder {
         return EXIFOrientation.parse(tiff: payload) ?? .up
     }
 
-    /// Scales `pixels` down to the options' target size and turns them upright.
-    static func finish(_ pixels: PixelBuffer, orientation: Orientation, options: ImageDecodeOptions) -> PixelBuffer {
+    /// The colour information of the file's chunks (see `PNGColorChunks`), `nil` when
+    /// `options` keep stored samples.
+    static func colorSource(in p: UnsafeRawBufferPointer, chunks: [PNGChunk], options: ImageDecodeOptions) -> ColorSource? {
+        options.colorManagement == .convertToSRGB ? PNGColorChunks.source(in: p, chunks: chunks) : nil
+    }
+
+    /// Scales `pixels` down to the options' target size, converts them from `color` to
+    /// sRGB, and turns them upright.
+    static func finish(_ pixels: PixelBuffer, orientation: Orientation, options: ImageDecodeOptions,
+                       color: ColorSource? = nil) -> PixelBuffer {
         let turn = options.applyOrientation && orientation != .up
         let swaps = turn && orientation.swapsDimensions
         let display = swaps
@@ -120,6 +130,7 @@ public struct PNGCoder: ProgressiveImageCoder {
                 ? result.resampled(width: target.height, height: target.width)
                 : result.resampled(width: target.width, height: target.height)
         }
+        ColorConverter.convertToSRGB(&result, from: color, options: options)
         return turn ? result.oriented(orientation) : result
     }
 }

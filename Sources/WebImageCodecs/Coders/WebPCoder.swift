@@ -8,7 +8,8 @@ import Foundation
 /// by frame onto the full canvas by libwebp's `WebPAnimDecoder`; their loop count comes
 /// from the `ANIM` chunk (0 = forever). Frame durations of 10 ms or less become 100 ms,
 /// as browsers play them. An `EXIF` orientation is applied unless
-/// ``ImageDecodeOptions/applyOrientation`` is off.
+/// ``ImageDecodeOptions/applyOrientation`` is off. A still image's `ICCP` profile converts
+/// its colours to sRGB (see ``ColorManagement``).
 ///
 /// Stateless and `Sendable`: call it from any thread, several calls at once.
 ///
@@ -75,8 +76,26 @@ public struct WebPCoder: ProgressiveImageCoder {
             }
         }
         if let failure { throw failure }
+        ColorConverter.convertToSRGB(&pixels, from: Self.colorSource(in: p, header: header, options: options),
+                                     options: options)
         if options.applyOrientation { pixels = pixels.oriented(orientation) }
         return DecodedImage(pixels: pixels, format: .webp, scale: options.scale, orientation: orientation)
+    }
+
+    /// The `ICCP` profile of an extended file (`VP8X` flag 0x20), `nil` when there is none
+    /// or `options` keep stored samples.
+    static func colorSource(in p: UnsafeRawBufferPointer, header: WebPHeader, options: ImageDecodeOptions) -> ColorSource? {
+        guard header.flags & 0x20 != 0, options.colorManagement == .convertToSRGB, let base = p.baseAddress else {
+            return nil
+        }
+        var data = WebPData(bytes: base.assumingMemoryBound(to: UInt8.self), size: p.count)
+        guard let demux = WebPDemux(&data) else { return nil }
+        defer { WebPDemuxDelete(demux) }
+        var chunk = WebPChunkIterator()
+        guard WebPDemuxGetChunk(demux, "ICCP", 1, &chunk) != 0 else { return nil }
+        defer { WebPDemuxReleaseChunkIterator(&chunk) }
+        guard let bytes = chunk.chunk.bytes, chunk.chunk.size > 0 else { return nil }
+        return .iccProfile(Array(UnsafeBufferPointer(start: bytes, count: chunk.chunk.size)))
     }
 
     /// Sets RGBA output and, when `decodeSize` is smaller than the image, libwebp's scaler.
@@ -123,6 +142,10 @@ public struct WebPCoder: ProgressiveImageCoder {
     public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         guard format == .webp else {
             throw WebImageError.unsupportedFormat("WebPCoder cannot encode \(format.rawValue)")
+        }
+        // A lazy image holds its poster only: its frames come from the animation, one at a time.
+        if let animation = image.animation, !options.firstFrameOnly {
+            return try animation.encoded(as: .webp, options: options)
         }
         if image.frames.count > 1 && !options.firstFrameOnly {
             return try encodeAnimation(image, options: options)
