@@ -11,6 +11,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case sniff
     /// Each built-in coder alone, at full size and as a thumbnail.
     case jpeg, png, gif, webp
+    /// The system-library coders (libavif, libheif, libjxl) alone, likewise.
+    case avif, heif, jxl
     /// The shared coders' incremental decoder, fed the input in two or three pieces.
     case incremental
     /// The lazy animation path (``AnimatedImage``): structure, then frames out of order,
@@ -36,6 +38,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .png: Self.decode(data, with: PNGCoder())
         case .gif: Self.decode(data, with: GIFCoder())
         case .webp: Self.decode(data, with: WebPCoder())
+        case .avif: Self.decode(data, with: AVIFCoder())
+        case .heif: Self.decode(data, with: HEIFCoder())
+        case .jxl: Self.decode(data, with: JXLCoder())
         case .incremental: Self.decodeIncrementally(data)
         case .animated: Self.decodeLazily(data)
         case .diskcache: FuzzDiskCache.shared.read(data)

@@ -8,7 +8,8 @@ import Foundation
 /// composes one frame when asked. ``AnimatedImage`` and ``AnimatedImagePlayer`` are built
 /// on it, so memory per animation is one canvas plus the frames a player buffers.
 ///
-/// GIF (``GIFCoder``), APNG (``PNGCoder``) and animated WebP (``WebPCoder``) implement it.
+/// GIF (``GIFCoder``), APNG (``PNGCoder``), animated WebP (``WebPCoder``) and AVIF image
+/// sequences (``AVIFCoder``) implement it.
 /// Stateless like every coder: call it from any thread.
 public protocol AnimatedImageCoder: ImageCoder {
     /// Reads the animation in `data` and returns a decoder for its frames, or `nil` when

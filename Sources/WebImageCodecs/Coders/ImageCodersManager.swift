@@ -3,7 +3,8 @@ import Synchronization
 
 /// A coder made of coders: asks its members in turn, the last added first.
 ///
-/// `ImageCodersManager.shared` holds the built-in JPEG, PNG/APNG, GIF and WebP coders.
+/// `ImageCodersManager.shared` holds the built-in JPEG, PNG/APNG, GIF, WebP, AVIF,
+/// HEIC/HEIF and JPEG XL coders.
 /// Add your own coder to take over a format (it is asked before the built-ins), or
 /// create a new manager with exactly the coders you want. Thread-safe.
 ///
@@ -21,6 +22,9 @@ public final class ImageCodersManager: ProgressiveImageCoder {
             PNGCoder(),
             GIFCoder(),
             WebPCoder(),
+            AVIFCoder(),
+            HEIFCoder(),
+            JXLCoder(),
         ]
     }
 

@@ -5,7 +5,9 @@ extension JPEGCoder {
     /// `true` for ``ImageFormat/jpeg``.
     public func canEncode(to format: ImageFormat) -> Bool { format == .jpeg }
 
-    /// Encodes the first frame as a baseline JPEG (4:2:0 YCbCr, optimized Huffman tables).
+    /// Encodes the first frame as a JPEG (4:2:0 YCbCr): baseline with optimized Huffman
+    /// tables by default, progressive with ``ImageEncodeOptions/progressive``, standard
+    /// tables with ``ImageEncodeOptions/optimizeHuffmanTables`` off.
     ///
     /// `options.quality` 0…1 maps to libjpeg's 0…100. JPEG has no alpha: translucent
     /// pixels are composited over white, as browsers show them on a default page.
@@ -34,7 +36,8 @@ extension JPEGCoder {
         }
 
         let opaque = !pixels.hasAlpha
-        try check(wi_jenc_start(encoder, UInt32(pixels.width), UInt32(pixels.height), quality, opaque ? 1 : 0))
+        try check(wi_jenc_start(encoder, UInt32(pixels.width), UInt32(pixels.height), quality, opaque ? 1 : 0,
+                                options.progressive ? 1 : 0, options.optimizeHuffmanTables ? 1 : 0))
         try WebImageError.typed(as: .encodingFailed) { try pixels.bytes.withUnsafeBufferPointer { source in
             guard let base = source.baseAddress else { return }
             if opaque {

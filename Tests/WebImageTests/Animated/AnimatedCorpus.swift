@@ -1,10 +1,10 @@
 import Foundation
 @testable import WebImageCodecs
 
-/// The animated files of the corpus (GIF, APNG, WebP with two or more frames), and a
+/// The animated files of the corpus (GIF, APNG, WebP, AVIF with two or more frames), and a
 /// seeded generator for reproducible random frame orders.
 enum AnimatedCorpus {
-    static let formats: Set<String> = ["gif", "apng", "webp"]
+    static let formats: Set<String> = ["gif", "apng", "webp", "avif"]
 
     /// Every animated corpus file the eager decoders accept.
     static var entries: [Corpus.Entry] {

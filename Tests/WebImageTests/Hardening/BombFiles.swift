@@ -3,7 +3,8 @@ import Foundation
 /// Small files whose headers declare enormous images: decompression bombs.
 ///
 /// GIF and JPEG store each side in 16 bits, so their largest declarable image is
-/// 65535×65535 (4.3 billion pixels); PNG and extended WebP can declare 100000×100000.
+/// 65535×65535 (4.3 billion pixels); PNG and extended WebP can declare 100000×100000, and
+/// so can an AVIF/HEIC `ispe` property (ISOBMFFBomb) and a JPEG XL size header (JXLSamples).
 enum BombFiles {
     /// A PNG declaring `side`×`side` RGBA with one tiny (valid) IDAT and IEND.
     static func png(side: Int = 100_000) -> Data {
@@ -73,6 +74,9 @@ enum BombFiles {
             ("jpeg-65535x65535.jpg", jpeg()),
             // 2000×2000 × 26 frames = 104 million pixels: over the limit only all together.
             ("gif-frames-2000x2000x26.gif", gifFrames(width: 2000, height: 2000, frames: 26)),
+            ("avif-100000x100000.avif", ISOBMFFBomb.avif()),
+            ("heic-100000x100000.heic", ISOBMFFBomb.heic()),
+            ("jxl-100000x100000.jxl", JXLSamples.bomb()),
         ]
     }
 

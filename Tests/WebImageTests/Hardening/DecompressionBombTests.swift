@@ -19,6 +19,9 @@ struct DecompressionBombTests {
         case "png": .png
         case "webp": .webp
         case "gif": .gif
+        case "avif": .avif
+        case "heic": .heic
+        case "jxl": .jxl
         default: .jpeg
         }
         #expect(ImageFormat.detect(try Self.data(name)) == expected)

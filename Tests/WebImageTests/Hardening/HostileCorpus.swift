@@ -8,7 +8,7 @@ import Foundation
 /// slowly); `WEBIMAGE_HARDENING_ALL=1` (set by `make test-asan`) takes every file.
 enum HostileCorpus {
     /// The formats the built-in coders decode (MANIFEST's names).
-    static let decodedFormats: Set<String> = ["jpeg", "png", "apng", "gif", "webp"]
+    static let decodedFormats: Set<String> = ["jpeg", "png", "apng", "gif", "webp", "avif", "heic", "heif", "jxl"]
 
     static let defaultMaxBytes = 300_000
 

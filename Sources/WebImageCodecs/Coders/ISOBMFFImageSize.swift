@@ -1,0 +1,58 @@
+/// The largest image size an ISO BMFF file (AVIF, HEIC/HEIF) declares in its `ispe`
+/// (image spatial extents) properties, read without any library.
+///
+/// libavif and libheif refuse a declared size over their own compiled-in limits as a
+/// parse error, indistinguishable from a corrupt file; reading the sizes first lets the
+/// coders report such a header as ``WebImageError/Code/imageTooLarge`` under
+/// ``ImageDecodeOptions/maxPixelCount``, before either library allocates anything. Only
+/// the `meta` box and the containers on the way to `ispe` (`iprp`, `ipco`) are walked,
+/// every length bounds-checked: hostile data gives `nil`, never a trap.
+enum ISOBMFFImageSize {
+    /// The `ispe` with the most pixels inside the top-level `meta` box, or `nil` when there is none.
+    static func largestDeclared(in p: UnsafeRawBufferPointer) -> PixelSize? {
+        var largest: PixelSize?
+        walk(p, range: 0..<p.count, depth: 0) { size in
+            if size.pixelCount > (largest?.pixelCount ?? -1) { largest = size }
+        }
+        return largest
+    }
+
+    /// Visits the boxes in `range`, descending into the containers that lead to `ispe`.
+    private static func walk(_ p: UnsafeRawBufferPointer, range: Range<Int>, depth: Int, found: (PixelSize) -> Void) {
+        guard depth < 4 else { return }
+        var offset = range.lowerBound
+        while offset + 8 <= range.upperBound {
+            var size = Int(u32(p, offset))
+            var header = 8
+            if size == 1 {
+                guard offset + 16 <= range.upperBound else { return }
+                let large = UInt64(u32(p, offset + 8)) << 32 | UInt64(u32(p, offset + 12))
+                guard large <= UInt64(Int.max) else { return }
+                size = Int(large)
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - offset
+            }
+            guard size >= header, size <= range.upperBound - offset else { return }
+            let type = (p[offset + 4], p[offset + 5], p[offset + 6], p[offset + 7])
+            let body = (offset + header)..<(offset + size)
+            switch type {
+            case (0x6D, 0x65, 0x74, 0x61) where depth == 0:  // meta: a full box (4 bytes version/flags)
+                walk(p, range: min(body.lowerBound + 4, body.upperBound)..<body.upperBound, depth: depth + 1, found: found)
+            case (0x69, 0x70, 0x72, 0x70), (0x69, 0x70, 0x63, 0x6F):  // iprp, ipco
+                if depth > 0 { walk(p, range: body, depth: depth + 1, found: found) }
+            case (0x69, 0x73, 0x70, 0x65):  // ispe: version/flags, width, height
+                if body.count >= 12 {
+                    found(PixelSize(width: Int(u32(p, body.lowerBound + 4)), height: Int(u32(p, body.lowerBound + 8))))
+                }
+            default:
+                break
+            }
+            offset += size
+        }
+    }
+
+    private static func u32(_ p: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
+        UInt32(p[o]) << 24 | UInt32(p[o + 1]) << 16 | UInt32(p[o + 2]) << 8 | UInt32(p[o + 3])
+    }
+}
