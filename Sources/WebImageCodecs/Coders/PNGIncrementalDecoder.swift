@@ -121,10 +121,13 @@ public final class PNGIncrementalDecoder: ProgressiveImageDecoder {
         guard let pixels = state.pixels,
               let buffer = PixelBuffer(width: state.width, height: state.height, bytes: Array(pixels))
         else { return nil }
-        let orientation = data.withUnsafeBytes { PNGCoder.orientation(in: $0, chunks: chunks) }
+        // Colour as the one-shot decoder converts it, so the last image equals its result.
+        let (orientation, color) = data.withUnsafeBytes { p in
+            (PNGCoder.orientation(in: p, chunks: chunks), PNGCoder.colorSource(in: p, chunks: chunks, options: options))
+        }
         let animated = chunks.contains { $0.type == PNGChunk.actl }
         return DecodedImage(
-            pixels: PNGCoder.finish(buffer, orientation: orientation, options: options),
+            pixels: PNGCoder.finish(buffer, orientation: orientation, options: options, color: color),
             format: animated ? .apng : .png, scale: options.scale, isIncremental: isIncremental, orientation: orientation)
     }
 }
