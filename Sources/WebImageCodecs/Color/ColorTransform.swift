@@ -4,9 +4,9 @@ import CLCMS2
 ///
 /// Built once per profile and kept in ``ColorTransformCache``; in-flight decodes keep it
 /// alive by reference, and the handle is freed when the last one lets go.
-// @unchecked: the handle never changes after init, and lcms2 allows cmsDoTransform on one
-// transform from several threads at once (created with cmsFLAGS_NOCACHE, no shared 1-pixel cache).
-final class ColorTransform: @unchecked Sendable {
+// lcms2 allows cmsDoTransform on one transform from several threads at once (created with
+// cmsFLAGS_NOCACHE, no shared 1-pixel cache).
+final class ColorTransform: @unchecked Sendable {  // the handle is immutable and lcms2 transforms are thread-safe
     /// The layout of the samples the transform reads.
     enum Input: Hashable, Sendable {
         /// RGBA, alpha copied through.

@@ -23,7 +23,9 @@ struct JPEGCoderTests {
         return Double(total) / Double(a.width * a.height * 3)
     }
 
-    static func code(of body: () throws -> DecodedImage) -> WebImageError.Code? {
+    /// The code of the ``WebImageError`` `body` throws; `nil` when it returns. Any other
+    /// error is recorded as a test failure.
+    static func code<T>(of body: () throws -> T) -> WebImageError.Code? {
         do {
             _ = try body()
             return nil
