@@ -22,8 +22,34 @@ final class ColorTransformCache: Sendable {
         }
     }
 
+    /// A conversion as the cache holds it: optionals, not the enum. A multi-payload enum
+    /// keeps its case in the spare high bits of a payload pointer, and LeakSanitizer's
+    /// conservative scan does not recognise such a tagged pointer, so it reported the
+    /// cached tables and lcms2 transforms as leaked (`make fuzz` failed on `avif`, `heif`).
+    private struct Entry {
+        var grayTable: [UInt8]?
+        var matrix: MatrixTRCConversion?
+        var transform: ColorTransform?
+
+        init(_ conversion: ColorConversion) {
+            switch conversion {
+            case .none: break
+            case .grayTable(let table): grayTable = table
+            case .matrix(let matrix): self.matrix = matrix
+            case .transform(let transform): self.transform = transform
+            }
+        }
+
+        var conversion: ColorConversion {
+            if let grayTable { return .grayTable(grayTable) }
+            if let matrix { return .matrix(matrix) }
+            if let transform { return .transform(transform) }
+            return .none
+        }
+    }
+
     private struct State {
-        var entries: [Key: ColorConversion] = [:]
+        var entries: [Key: Entry] = [:]
         var order: [Key] = []
     }
 
@@ -46,10 +72,10 @@ final class ColorTransformCache: Sendable {
         } else {
             key = Key(source: .other(source), input: input)
         }
-        if let hit = state.withLock({ $0.entries[key] }) { return hit }
+        if let hit = state.withLock({ $0.entries[key] }) { return hit.conversion }
         let made = ColorConversion.make(for: source, input: input)
         state.withLock { state in
-            if state.entries.updateValue(made, forKey: key) == nil {
+            if state.entries.updateValue(Entry(made), forKey: key) == nil {
                 state.order.append(key)
                 if state.order.count > capacity {
                     state.entries[state.order.removeFirst()] = nil
