@@ -298,3 +298,39 @@ uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t size) {
     }
     return (uint32_t)value;
 }
+
+uint8_t *cpng_inflate(const uint8_t *data, size_t size, size_t limit, size_t *out_size) {
+    *out_size = 0;
+    if (size > 0x40000000u || limit > 0x40000000u) return NULL;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return NULL;
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)size;
+    /* One byte over the limit tells "exactly the limit" from "more than it". */
+    size_t cap = limit + 1, capacity = size < 16384 ? 65536 : size * 4;
+    if (capacity > cap) capacity = cap;
+    uint8_t *out = malloc(capacity), *grown;
+    size_t produced = 0;
+    int status = Z_MEM_ERROR;
+    while (out) {
+        z.next_out = out + produced;
+        z.avail_out = (uInt)(capacity - produced);
+        status = inflate(&z, Z_NO_FLUSH);
+        produced = capacity - z.avail_out;
+        if (status == Z_STREAM_END || (status != Z_OK && status != Z_BUF_ERROR)) break;
+        /* Room left but no progress: the input ended before the stream did. */
+        if (z.avail_out != 0 || capacity == cap) { status = Z_DATA_ERROR; break; }
+        capacity = capacity > cap / 2 ? cap : capacity * 2;
+        grown = realloc(out, capacity);
+        if (!grown) { status = Z_MEM_ERROR; break; }
+        out = grown;
+    }
+    inflateEnd(&z);
+    if (status != Z_STREAM_END || produced > limit) {
+        free(out);
+        return NULL;
+    }
+    *out_size = produced;
+    return out;
+}

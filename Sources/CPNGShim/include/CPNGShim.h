@@ -69,4 +69,9 @@ void cpng_free(void *p);
 /// The PNG chunk CRC (CRC-32 of type and data).
 uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t size);
 
+/// Inflates the zlib stream (RFC 1950, Adler-32 checked) of `size` bytes at `data`.
+/// Returns the bytes (`*out_size` of them, to release with `cpng_free`), or NULL when the
+/// stream is corrupt, truncated or would inflate to more than `limit` bytes.
+uint8_t *cpng_inflate(const uint8_t *data, size_t size, size_t limit, size_t *out_size);
+
 #endif

@@ -1,3 +1,5 @@
+import CPNGShim
+
 /// The colour information of a PNG: `cICP`, `iCCP`, `sRGB`, `gAMA` and `cHRM`.
 ///
 /// Precedence follows the PNG specification (third edition) and browsers: `cICP`, then
@@ -50,7 +52,12 @@ enum PNGColorChunks {
     static func iccProfile(_ payload: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let nul = payload.prefix(80).firstIndex(of: 0), nul >= 1,
               nul + 2 <= payload.count, payload[nul + 1] == 0 else { return nil }
-        return ZlibInflater.inflate(UnsafeRawBufferPointer(rebasing: payload[(nul + 2)...]),
-                                    limit: ColorConversion.maxProfileBytes)
+        let stream = UnsafeRawBufferPointer(rebasing: payload[(nul + 2)...])
+        var count = 0
+        guard let start = stream.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let inflated = cpng_inflate(start, stream.count, ColorConversion.maxProfileBytes, &count)
+        else { return nil }
+        defer { cpng_free(inflated) }
+        return Array(UnsafeBufferPointer(start: inflated, count: count))
     }
 }

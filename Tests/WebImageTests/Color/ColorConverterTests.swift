@@ -39,6 +39,33 @@ struct ColorConverterTests {
         #expect(payload == nil)
     }
 
+    @Test("a truncated stream, or one inflating past the profile limit, gives nothing")
+    func truncatedAndOversizedStreams() throws {
+        let data = try Corpus.data(Self.p3Path)
+        let cut = try #require(data.withUnsafeBytes { p -> Bool? in
+            guard let chunk = PNGChunk.scan(p).chunks.first(where: { $0.type == PNGColorChunks.iccp }) else { return nil }
+            return PNGColorChunks.iccProfile(UnsafeRawBufferPointer(rebasing: p[chunk.data.dropLast(8)])) == nil
+        })
+        #expect(cut)
+        // zlib stored blocks of zeros: the limit itself inflates, one byte more does not.
+        func iccp(inflatingTo count: Int) -> [UInt8] {
+            var stream: [UInt8] = Array("x".utf8) + [0, 0, 0x78, 0x01]
+            var left = count
+            repeat {
+                let n = min(left, 65_535)
+                left -= n
+                stream += [left == 0 ? 1 : 0, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
+                stream += [UInt8](repeating: 0, count: n)
+            } while left > 0
+            let a = 1, b = count % 65_521  // Adler-32 of `count` zeros
+            return stream + [UInt8(b >> 8), UInt8(b & 0xFF), UInt8(a >> 8), UInt8(a & 0xFF)]
+        }
+        let limit = ColorConversion.maxProfileBytes
+        let fits = iccp(inflatingTo: limit).withUnsafeBytes { PNGColorChunks.iccProfile($0) }
+        #expect(fits?.count == limit)
+        #expect(iccp(inflatingTo: limit + 1).withUnsafeBytes { PNGColorChunks.iccProfile($0) } == nil)
+    }
+
     @Test("sRGB red written in Display P3 converts back to sRGB red")
     func displayP3ToSRGB() throws {
         // sRGB (255, 0, 0) is (234, 51, 35) in Display P3 (same curve, wider primaries).
