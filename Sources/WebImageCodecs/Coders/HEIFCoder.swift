@@ -1,9 +1,10 @@
 import CHEIF
 import Foundation
 
-/// Decodes HEIC and HEIF (HEVC through libde265, and the other codecs libheif carries)
-/// with libheif: the primary image, with alpha, turned and cropped by the file's
-/// `irot`/`imir`/`clap` transforms.
+/// Decodes HEIC and HEIF (HEVC, through libheif's libde265 plugin) with libheif: the
+/// primary image, with alpha, turned and cropped by the file's `irot`/`imir`/`clap`
+/// transforms. AV1-coded HEIF is AVIF, decoded by ``AVIFCoder``: here it fails with
+/// ``WebImageError/Code/unsupportedFormat``.
 ///
 /// 10- and 12-bit images decode to 8-bit RGBA, converted to sRGB from the `colr` ICC
 /// profile or `nclx` code points (``ImageDecodeOptions/colorManagement``). libheif applies the transforms itself and
@@ -39,6 +40,12 @@ public struct HEIFCoder: ImageCoder {
         let format = ImageFormat.detect(data) == .heif ? ImageFormat.heif : .heic
         if let declared = data.withUnsafeBytes({ ISOBMFFImageSize.largestDeclared(in: $0) }) {
             try options.checkPixelLimit(width: declared.width, height: declared.height)
+        }
+        // AV1 items are AVIF, libavif's. libheif 1.15 would hand them to its dav1d plugin,
+        // which leaks on corrupt AV1 data (found by `make fuzz`); one decoder per codec is
+        // also less surface for hostile files.
+        if data.withUnsafeBytes({ ISOBMFFImageSize.containsItem(ofType: "av01", in: $0) }) {
+            throw .unsupportedFormat("The HEIF file holds AV1 (AVIF) images, which AVIFCoder decodes")
         }
         // libheif reads the bytes in place, while parsing and again while decoding: all
         // of it happens inside one access to them.

@@ -54,8 +54,11 @@ final class HEIFImageHandle {
             }
         }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
-        defer { heif_nclx_color_profile_free(nclx) }
+        let status = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+        // libheif 1.15 can fail (on an out-of-range code point) after handing out the
+        // profile, so it is freed whatever the status (found by `make fuzz` as a leak).
+        defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+        guard status.code == heif_error_Ok, let nclx else { return nil }
         let cicp = CICP(primaries: Int(nclx.pointee.color_primaries.rawValue),
                         transfer: Int(nclx.pointee.transfer_characteristics.rawValue),
                         matrix: Int(nclx.pointee.matrix_coefficients.rawValue),

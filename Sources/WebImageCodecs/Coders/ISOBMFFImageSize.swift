@@ -5,20 +5,37 @@
 /// parse error, indistinguishable from a corrupt file; reading the sizes first lets the
 /// coders report such a header as ``WebImageError/Code/imageTooLarge`` under
 /// ``ImageDecodeOptions/maxPixelCount``, before either library allocates anything. Only
-/// the `meta` box and the containers on the way to `ispe` (`iprp`, `ipco`) are walked,
-/// every length bounds-checked: hostile data gives `nil`, never a trap.
+/// the `meta` box and the containers on the way to `ispe` (`iprp`, `ipco`) and to the item
+/// entries (`iinf`, `infe`) are walked, every length bounds-checked: hostile data gives
+/// `nil`, never a trap.
 enum ISOBMFFImageSize {
     /// The `ispe` with the most pixels inside the top-level `meta` box, or `nil` when there is none.
     static func largestDeclared(in p: UnsafeRawBufferPointer) -> PixelSize? {
         var largest: PixelSize?
-        walk(p, range: 0..<p.count, depth: 0) { size in
-            if size.pixelCount > (largest?.pixelCount ?? -1) { largest = size }
+        walk(p, range: 0..<p.count, depth: 0) { found in
+            if case .size(let size) = found, size.pixelCount > (largest?.pixelCount ?? -1) { largest = size }
         }
         return largest
     }
 
+    /// Whether an item entry (`infe`) of the top-level `meta` box has the type `fourCC`
+    /// (such as `av01`, an AV1-coded image).
+    static func containsItem(ofType fourCC: String, in p: UnsafeRawBufferPointer) -> Bool {
+        let wanted = fourCC.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        var seen = false
+        walk(p, range: 0..<p.count, depth: 0) { found in
+            if case .itemType(let type) = found, type == wanted { seen = true }
+        }
+        return seen
+    }
+
+    private enum Found {
+        case size(PixelSize)
+        case itemType(UInt32)
+    }
+
     /// Visits the boxes in `range`, descending into the containers that lead to `ispe`.
-    private static func walk(_ p: UnsafeRawBufferPointer, range: Range<Int>, depth: Int, found: (PixelSize) -> Void) {
+    private static func walk(_ p: UnsafeRawBufferPointer, range: Range<Int>, depth: Int, found: (Found) -> Void) {
         guard depth < 4 else { return }
         var offset = range.lowerBound
         while offset + 8 <= range.upperBound {
@@ -43,7 +60,17 @@ enum ISOBMFFImageSize {
                 if depth > 0 { walk(p, range: body, depth: depth + 1, found: found) }
             case (0x69, 0x73, 0x70, 0x65):  // ispe: version/flags, width, height
                 if body.count >= 12 {
-                    found(PixelSize(width: Int(u32(p, body.lowerBound + 4)), height: Int(u32(p, body.lowerBound + 8))))
+                    found(.size(PixelSize(width: Int(u32(p, body.lowerBound + 4)), height: Int(u32(p, body.lowerBound + 8)))))
+                }
+            case (0x69, 0x69, 0x6E, 0x66) where depth == 1:  // iinf: version/flags, entry count (16 or 32 bits)
+                if body.count >= 4 {
+                    let start = body.lowerBound + (p[body.lowerBound] == 0 ? 6 : 8)
+                    walk(p, range: min(start, body.upperBound)..<body.upperBound, depth: depth + 1, found: found)
+                }
+            case (0x69, 0x6E, 0x66, 0x65) where depth == 2:  // infe v2/v3: version/flags, item ID, protection, type
+                if body.count >= 4, p[body.lowerBound] >= 2 {
+                    let typeOffset = body.lowerBound + 4 + (p[body.lowerBound] == 2 ? 2 : 4) + 2
+                    if typeOffset + 4 <= body.upperBound { found(.itemType(u32(p, typeOffset))) }
                 }
             default:
                 break

@@ -90,4 +90,11 @@ struct HEIFCoderTests {
         let data = try Data(contentsOf: GeneratedFixtures.root.appendingPathComponent("still.heic"))
         #expect(GeneratedFixtures.errorCode { try coder.decode(data, options: ImageDecodeOptions(maxPixelCount: 64 * 47)) } == .imageTooLarge)
     }
+
+    @Test("AV1-coded HEIF is left to AVIFCoder: libheif decodes HEVC only")
+    func av1IsNotLibheifs() throws {
+        let avif = try Data(contentsOf: GeneratedFixtures.root.appendingPathComponent("still.avif"))
+        #expect(GeneratedFixtures.errorCode { try coder.decode(avif, options: ImageDecodeOptions()) } == .unsupportedFormat)
+        #expect(try ImageCodersManager.shared.decode(avif, options: ImageDecodeOptions()).format == .avif)
+    }
 }
