@@ -14,6 +14,8 @@ final class WebPAnimationDecoder: AnimationDecoder {
     private let options: ImageDecodeOptions
     /// The size libwebp composes at.
     private let stored: PixelSize
+    /// The `ICCP` profile every frame converts from (`nil`: none, or stored samples kept).
+    private let colorSource: ColorSource?
     private let state: Mutex<Cursor>
 
     /// libwebp's decoder and the bytes it reads from, which must stay put while it lives.
@@ -95,6 +97,7 @@ final class WebPAnimationDecoder: AnimationDecoder {
             orientation: orientation)
         self.options = options
         self.stored = stored
+        colorSource = usable.withUnsafeBytes { WebPCoder.colorSource(in: $0, header: header, options: options) }
         state = Mutex(cursor)
     }
 
@@ -148,10 +151,9 @@ final class WebPAnimationDecoder: AnimationDecoder {
                 out.baseAddress?.update(from: canvas, count: out.count)
             }
         }
-        if !plain {
-            if size != stored { pixels = pixels.resampled(width: size.width, height: size.height) }
-            if options.applyOrientation { pixels = pixels.oriented(info.orientation) }
-        }
+        if size != stored { pixels = pixels.resampled(width: size.width, height: size.height) }
+        ColorConverter.convertToSRGB(&pixels, from: colorSource, options: options)
+        if !plain, options.applyOrientation { pixels = pixels.oriented(info.orientation) }
         return ImageFrame(pixels: pixels, duration: info.durations[index])
     }
 }

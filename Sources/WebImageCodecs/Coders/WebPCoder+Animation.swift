@@ -4,7 +4,8 @@ extension WebPCoder {
     /// Frame durations at or under this many milliseconds play at 100 ms, as in browsers.
     static let minimumFrameMilliseconds = 10
 
-    /// Decodes an animated WebP: every frame composed onto the canvas by libwebp.
+    /// Decodes an animated WebP: every frame composed onto the canvas by libwebp, then
+    /// converted to sRGB from the file's `ICCP` profile like a still.
     ///
     /// The caller has checked the canvas against the pixel limit; the frame count is
     /// checked here, from the demuxed chunks, before any frame is decoded.
@@ -53,10 +54,12 @@ extension WebPCoder {
         let orientation = demuxer.map { WebPHeader.orientation(in: $0) } ?? .up
         let stored = PixelSize(width: width, height: height)
         let size = WebPHeader.decodeSize(stored: stored, orientation: orientation, options: options)
-        if size != stored || (options.applyOrientation && orientation != .up) {
+        let color = Self.colorSource(in: p, header: header, options: options)
+        if size != stored || (options.applyOrientation && orientation != .up) || color != nil {
             for i in frames.indices {
                 var pixels = frames[i].pixels
                 if size != stored { pixels = pixels.resampled(width: size.width, height: size.height) }
+                ColorConverter.convertToSRGB(&pixels, from: color, options: options)
                 if options.applyOrientation { pixels = pixels.oriented(orientation) }
                 frames[i].pixels = pixels
             }

@@ -83,13 +83,14 @@ public struct WebPCoder: ProgressiveImageCoder {
     }
 
     /// The `ICCP` profile of an extended file (`VP8X` flag 0x20), `nil` when there is none
-    /// or `options` keep stored samples.
+    /// or `options` keep stored samples. Reads a file still arriving too: `ICCP` comes
+    /// before the image data.
     static func colorSource(in p: UnsafeRawBufferPointer, header: WebPHeader, options: ImageDecodeOptions) -> ColorSource? {
         guard header.flags & 0x20 != 0, options.colorManagement == .convertToSRGB, let base = p.baseAddress else {
             return nil
         }
         var data = WebPData(bytes: base.assumingMemoryBound(to: UInt8.self), size: p.count)
-        guard let demux = WebPDemux(&data) else { return nil }
+        guard let demux = WebPDemuxPartial(&data, nil) else { return nil }
         defer { WebPDemuxDelete(demux) }
         var chunk = WebPChunkIterator()
         guard WebPDemuxGetChunk(demux, "ICCP", 1, &chunk) != 0 else { return nil }

@@ -65,7 +65,7 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
             guard s.status == VP8_STATUS_OK || s.status == VP8_STATUS_SUSPENDED else {
                 throw WebPCoder.error(for: s.status)
             }
-            return partialImage(s)
+            return partialImage(s, data)
         }
     }
 
@@ -111,9 +111,18 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
     }
 
     /// The rows decoded so far, transparent below; `nil` before the first row.
-    private func partialImage(_ s: State) -> DecodedImage? {
-        guard let pixels = decodedPixels(s, partial: true) else { return nil }
+    private func partialImage(_ s: State, _ data: Data) -> DecodedImage? {
+        guard var pixels = decodedPixels(s, partial: true) else { return nil }
+        convertColor(&pixels, s, data)
         return DecodedImage(pixels: pixels, format: .webp, scale: options.scale, isIncremental: true)
+    }
+
+    /// Converts to sRGB from the `ICCP` profile as the one-shot decoder does (the chunk
+    /// precedes the image data, so partial images get it too).
+    private func convertColor(_ pixels: inout PixelBuffer, _ s: State, _ data: Data) {
+        guard let header = s.header else { return }
+        let source = data.withUnsafeBytes { WebPCoder.colorSource(in: $0, header: header, options: options) }
+        ColorConverter.convertToSRGB(&pixels, from: source, options: options)
     }
 
     /// The finished image, oriented as a one-shot decode would be.
@@ -126,6 +135,7 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
         guard size == s.decodeSize, var pixels = decodedPixels(s, partial: false) else {
             return try oneShot(data)
         }
+        convertColor(&pixels, s, data)
         if options.applyOrientation { pixels = pixels.oriented(orientation) }
         return DecodedImage(pixels: pixels, format: .webp, scale: options.scale, orientation: orientation)
     }
