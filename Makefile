@@ -54,7 +54,8 @@ test-tsan: deps
 	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan
 
 # libFuzzer: runs each target for FUZZ_SECONDS, seeded from the corpus (copied into the
-# git-ignored fuzz-corpus/); crashing inputs land in fuzz-out/<target>/.
+# git-ignored fuzz-corpus/); crashing inputs and each run's log (run.log) land in
+# fuzz-out/<target>/. scripts/fuzz-summary.py turns the logs into Sources/WebImageFuzz/FUZZING.md's table.
 fuzz: deps
 	$(SWIFT) build --product WebImageFuzz --scratch-path .build-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DWEBIMAGE_LIBFUZZER
@@ -68,5 +69,6 @@ fuzz: deps
 	  echo "== fuzz $$t for $(FUZZ_SECONDS)s"; \
 	  WEBIMAGE_FUZZ_TARGET=$$t .build-fuzz/debug/WebImageFuzz fuzz-corpus/$$t \
 	    -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-out/$$t/ -print_final_stats=1 $(FUZZ_FLAGS) \
-	    || status=1; \
+	    > fuzz-out/$$t/run.log 2>&1 || status=1; \
+	  tail -n 14 fuzz-out/$$t/run.log; \
 	done; exit $$status
