@@ -97,7 +97,7 @@ final class WebPAnimationDecoder: AnimationDecoder {
             orientation: orientation)
         self.options = options
         self.stored = stored
-        colorSource = usable.withUnsafeBytes { WebPCoder.colorSource(in: $0, header: header, options: options) }
+        colorSource = demuxer.flatMap { WebPCoder.colorSource(in: $0, header: header, options: options) }
         state = Mutex(cursor)
     }
 

@@ -50,11 +50,11 @@ extension WebPCoder {
             frames.append(ImageFrame(pixels: pixels, duration: Double(shown) / 1000))
         }
 
-        let demuxer = header.hasEXIF ? WebPAnimDecoderGetDemuxer(decoder) : nil
-        let orientation = demuxer.map { WebPHeader.orientation(in: $0) } ?? .up
+        let demuxer = WebPAnimDecoderGetDemuxer(decoder)
+        let orientation = header.hasEXIF ? demuxer.map { WebPHeader.orientation(in: $0) } ?? .up : .up
         let stored = PixelSize(width: width, height: height)
         let size = WebPHeader.decodeSize(stored: stored, orientation: orientation, options: options)
-        let color = Self.colorSource(in: p, header: header, options: options)
+        let color = demuxer.flatMap { Self.colorSource(in: $0, header: header, options: options) }
         if size != stored || (options.applyOrientation && orientation != .up) || color != nil {
             for i in frames.indices {
                 var pixels = frames[i].pixels

@@ -92,6 +92,13 @@ public struct WebPCoder: ProgressiveImageCoder {
         var data = WebPData(bytes: base.assumingMemoryBound(to: UInt8.self), size: p.count)
         guard let demux = WebPDemuxPartial(&data, nil) else { return nil }
         defer { WebPDemuxDelete(demux) }
+        return colorSource(in: demux, header: header, options: options)
+    }
+
+    /// The `ICCP` profile read through a demuxer already open on the file (an animation
+    /// decoder's own), for the same answer without parsing the file again.
+    static func colorSource(in demux: OpaquePointer, header: WebPHeader, options: ImageDecodeOptions) -> ColorSource? {
+        guard header.flags & 0x20 != 0, options.colorManagement == .convertToSRGB else { return nil }
         var chunk = WebPChunkIterator()
         guard WebPDemuxGetChunk(demux, "ICCP", 1, &chunk) != 0 else { return nil }
         defer { WebPDemuxReleaseChunkIterator(&chunk) }

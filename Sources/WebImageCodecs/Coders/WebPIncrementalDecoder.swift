@@ -28,6 +28,9 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
         var appended = 0
         var status = VP8_STATUS_SUSPENDED
         var finished: DecodedImage?
+        /// The `ICCP` profile, read once at the first decoded rows (the chunk precedes them).
+        var color: ColorSource?
+        var colorIsRead = false
     }
 
     /// Creates a decoder for one transfer; `options` as for ``WebPCoder/decode(_:options:)``.
@@ -65,7 +68,7 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
             guard s.status == VP8_STATUS_OK || s.status == VP8_STATUS_SUSPENDED else {
                 throw WebPCoder.error(for: s.status)
             }
-            return partialImage(s, data)
+            return partialImage(&s, data)
         }
     }
 
@@ -111,18 +114,21 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
     }
 
     /// The rows decoded so far, transparent below; `nil` before the first row.
-    private func partialImage(_ s: State, _ data: Data) -> DecodedImage? {
+    private func partialImage(_ s: inout State, _ data: Data) -> DecodedImage? {
         guard var pixels = decodedPixels(s, partial: true) else { return nil }
-        convertColor(&pixels, s, data)
+        convertColor(&pixels, &s, data)
         return DecodedImage(pixels: pixels, format: .webp, scale: options.scale, isIncremental: true)
     }
 
     /// Converts to sRGB from the `ICCP` profile as the one-shot decoder does (the chunk
     /// precedes the image data, so partial images get it too).
-    private func convertColor(_ pixels: inout PixelBuffer, _ s: State, _ data: Data) {
+    private func convertColor(_ pixels: inout PixelBuffer, _ s: inout State, _ data: Data) {
         guard let header = s.header else { return }
-        let source = data.withUnsafeBytes { WebPCoder.colorSource(in: $0, header: header, options: options) }
-        ColorConverter.convertToSRGB(&pixels, from: source, options: options)
+        if !s.colorIsRead {
+            s.color = data.withUnsafeBytes { WebPCoder.colorSource(in: $0, header: header, options: options) }
+            s.colorIsRead = true
+        }
+        ColorConverter.convertToSRGB(&pixels, from: s.color, options: options)
     }
 
     /// The finished image, oriented as a one-shot decode would be.
@@ -135,7 +141,7 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
         guard size == s.decodeSize, var pixels = decodedPixels(s, partial: false) else {
             return try oneShot(data)
         }
-        convertColor(&pixels, s, data)
+        convertColor(&pixels, &s, data)
         if options.applyOrientation { pixels = pixels.oriented(orientation) }
         return DecodedImage(pixels: pixels, format: .webp, scale: options.scale, orientation: orientation)
     }
