@@ -11,7 +11,9 @@ import Foundation
 /// aperture (`clap`) crop is not applied. Thumbnails decode at full size, then resample:
 /// AV1 has no reduced-size decode. Image sequences decode every frame with its duration
 /// and loop forever (libavif 0.11 does not read an edit list's repetition); lazily through
-/// ``makeAnimationDecoder(_:options:)``.
+/// ``makeAnimationDecoder(_:options:)``. Tracks without pictures (audio) are skipped. Alpha
+/// items attached to a grid's tiles instead of the grid are ignored (libavif 0.11 does not
+/// read them; 1.0 does).
 ///
 /// Stateless and `Sendable`: call it from any thread, several calls at once. Every call
 /// blocks the calling thread, so run it on a ``DecodeQueue``.

@@ -2,7 +2,8 @@ import CAVIF
 import Foundation
 
 /// One parsed AVIF file: libavif's decoder over a private copy of the bytes, which must
-/// stay put while the decoder lives (libavif reads them in place, frame by frame).
+/// stay put while the decoder lives (libavif reads them in place, frame by frame). The
+/// copy's tracks without pictures are hidden from libavif first (``AVIFTrackFilter``).
 ///
 /// Parsing reads the container and the sequence's sample table only; pixels are decoded
 /// by ``frame(at:)``. Not thread-safe: the eager coder uses one on one thread, and
@@ -53,6 +54,7 @@ final class AVIFSource {
         guard let decoder = avifDecoderCreate() else { throw .badImageData("libavif could not create a decoder") }
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
         data.copyBytes(to: bytes)
+        AVIFTrackFilter.hideNonPictureTracks(in: bytes)
         owner = Owner(decoder: decoder, bytes: bytes)
         decoder.pointee.maxThreads = 1
         decoder.pointee.ignoreXMP = AVIF_TRUE

@@ -37,7 +37,8 @@ struct AVIFCoderTests {
         #expect(image.frames.count == entry.frames ?? 1, "\(entry)")
     }
 
-    /// `optional`: valid files that libavif 0.11 cannot parse (MANIFEST's note says why).
+    /// `optional`: valid files that libavif 0.11 cannot parse (MANIFEST's note says why);
+    /// none is left in the corpus, the row stays for files added later.
     @Test("corpus files that must fail throw a coded error; lenient and optional ones decode or fail cleanly",
           arguments: Corpus.entries(format: "avif", expect: ["fail", "lenient", "optional"]))
     func corpusFailures(entry: Corpus.Entry) throws {
@@ -84,6 +85,44 @@ struct AVIFCoderTests {
         for i in stride(from: data.count / 2, to: data.count, by: 7) { corrupt[i] ^= 0x5A }
         let code = GeneratedFixtures.errorCode { try coder.decode(corrupt, options: ImageDecodeOptions()) }
         #expect(code == nil || code == .badImageData)
+    }
+
+    /// The same five frames as `colors-animated-8bpc.avif`, with an AAC track beside them
+    /// whose `tkhd` declares 0x0, which libavif 0.11 alone refuses.
+    @Test("a sequence with an audio track decodes its pictures, eagerly and lazily")
+    func audioTrack() throws {
+        let withAudio = try Corpus.data("avif/libavif/colors-animated-8bpc-audio.avif")
+        let plain = try coder.decode(Corpus.data("avif/libavif/colors-animated-8bpc.avif"), options: ImageDecodeOptions())
+        let image = try coder.decode(withAudio, options: ImageDecodeOptions())
+        #expect(image.frames.count == 5)
+        #expect(image.frames.map(\.pixels) == plain.frames.map(\.pixels))
+        #expect(image.frames.map(\.duration) == plain.frames.map(\.duration))
+        let lazy = try #require(try AVIFAnimationDecoder(data: withAudio, options: ImageDecodeOptions()))
+        #expect(try lazy.frame(at: 3, reusing: nil).pixels == plain.frames[3].pixels)
+    }
+
+    @Test("only tracks without a picture handler are hidden, and a damaged moov is left as it is")
+    func trackFilter() throws {
+        var audio = [UInt8](try Corpus.data("avif/libavif/colors-animated-8bpc-audio.avif"))
+        let original = audio
+        #expect(audio.withUnsafeMutableBytes { AVIFTrackFilter.hideNonPictureTracks(in: $0) } == 1)
+        #expect(audio.count == original.count)
+        let changed = audio.indices.filter { audio[$0] != original[$0] }
+        let type = try #require(changed.first)  // "trak" → "free": the "r" stays, three bytes change
+        #expect(changed.last == type + 3, "only the one trak's type changes")
+        #expect(String(decoding: original[type ..< type + 4], as: UTF8.self) == "trak")
+        #expect(String(decoding: audio[type ..< type + 4], as: UTF8.self) == "free")
+        // Alpha sequences keep their auxv track.
+        var alpha = [UInt8](try Corpus.data("avif/libavif/colors-animated-8bpc-alpha-exif-xmp.avif"))
+        #expect(alpha.withUnsafeMutableBytes { AVIFTrackFilter.hideNonPictureTracks(in: $0) } == 0)
+        // Every truncation and a box length past the end: no trap, nothing hidden beyond the cut.
+        for cut in stride(from: 0, to: original.count, by: 97) {
+            var part = Array(original.prefix(cut))
+            _ = part.withUnsafeMutableBytes { AVIFTrackFilter.hideNonPictureTracks(in: $0) }
+        }
+        var lying = original
+        lying[290 ..< 294] = [0xFF, 0xFF, 0xFF, 0xF0]  // the moov box (at 290 in this file) claims 4 GB
+        #expect(lying.withUnsafeMutableBytes { AVIFTrackFilter.hideNonPictureTracks(in: $0) } == 0)
     }
 
     @Test("a declared size over the pixel limit is imageTooLarge, before decoding")
