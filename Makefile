@@ -56,6 +56,7 @@ test-tsan: deps
 # libFuzzer: runs each target for FUZZ_SECONDS, seeded from the corpus (copied into the
 # git-ignored fuzz-corpus/); crashing inputs and each run's log (run.log) land in
 # fuzz-out/<target>/. scripts/fuzz-summary.py turns the logs into Sources/WebImageFuzz/FUZZING.md's table.
+# LeakSanitizer drops what scripts/lsan-suppressions.txt lists, as in test-asan.
 fuzz: deps
 	$(SWIFT) build --product WebImageFuzz --scratch-path .build-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DWEBIMAGE_LIBFUZZER
@@ -67,7 +68,8 @@ fuzz: deps
 	    find $(CORPUS)/$$d -type f -size -64k -exec cp -n {} fuzz-corpus/$$t/ \; ; \
 	  done; \
 	  echo "== fuzz $$t for $(FUZZ_SECONDS)s"; \
-	  WEBIMAGE_FUZZ_TARGET=$$t .build-fuzz/debug/WebImageFuzz fuzz-corpus/$$t \
+	  WEBIMAGE_FUZZ_TARGET=$$t LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
+	    .build-fuzz/debug/WebImageFuzz fuzz-corpus/$$t \
 	    -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-out/$$t/ -print_final_stats=1 $(FUZZ_FLAGS) \
 	    > fuzz-out/$$t/run.log 2>&1 || status=1; \
 	  tail -n 14 fuzz-out/$$t/run.log; \
