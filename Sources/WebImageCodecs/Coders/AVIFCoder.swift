@@ -11,9 +11,9 @@ import Foundation
 /// aperture (`clap`) crop is not applied. Thumbnails decode at full size, then resample:
 /// AV1 has no reduced-size decode. Image sequences decode every frame with its duration
 /// and loop forever (libavif 0.11 does not read an edit list's repetition); lazily through
-/// ``makeAnimationDecoder(_:options:)``. Tracks without pictures (audio) are skipped. Alpha
-/// items attached to a grid's tiles instead of the grid are ignored (libavif 0.11 does not
-/// read them; 1.0 does).
+/// ``makeAnimationDecoder(_:options:)``. Tracks without pictures (audio) are skipped. A grid
+/// whose alpha items belong to its tiles rather than to the grid decodes with that alpha
+/// (``AVIFAlphaGrid``; libavif 0.11 alone decodes it opaque).
 ///
 /// Stateless and `Sendable`: call it from any thread, several calls at once. Every call
 /// blocks the calling thread, so run it on a ``DecodeQueue``.

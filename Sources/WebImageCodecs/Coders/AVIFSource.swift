@@ -3,7 +3,8 @@ import Foundation
 
 /// One parsed AVIF file: libavif's decoder over a private copy of the bytes, which must
 /// stay put while the decoder lives (libavif reads them in place, frame by frame). The
-/// copy's tracks without pictures are hidden from libavif first (``AVIFTrackFilter``).
+/// copy's tracks without pictures are hidden from libavif first (``AVIFTrackFilter``), and
+/// a grid whose tiles carry the alpha gets an alpha grid (``AVIFAlphaGrid``).
 ///
 /// Parsing reads the container and the sequence's sample table only; pixels are decoded
 /// by ``frame(at:)``. Not thread-safe: the eager coder uses one on one thread, and
@@ -52,8 +53,13 @@ final class AVIFSource {
             try options.checkPixelLimit(width: declared.width, height: declared.height)
         }
         guard let decoder = avifDecoderCreate() else { throw .badImageData("libavif could not create a decoder") }
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
+        let alphaGrid = data.withUnsafeBytes { AVIFAlphaGrid.rewrite($0) }
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + (alphaGrid?.meta.count ?? 0), alignment: 16)
         data.copyBytes(to: bytes)
+        if let alphaGrid {
+            bytes.storeBytes(of: UInt32(0x6672_6565).bigEndian, toByteOffset: alphaGrid.metaOffset + 4, as: UInt32.self)  // "free"
+            UnsafeMutableRawBufferPointer(rebasing: bytes[data.count...]).copyBytes(from: alphaGrid.meta)
+        }
         AVIFTrackFilter.hideNonPictureTracks(in: bytes)
         owner = Owner(decoder: decoder, bytes: bytes)
         decoder.pointee.maxThreads = 1

@@ -125,6 +125,44 @@ struct AVIFCoderTests {
         #expect(lying.withUnsafeMutableBytes { AVIFTrackFilter.hideNonPictureTracks(in: $0) } == 0)
     }
 
+    /// libavif issue 1203: a 2-tile grid (80x80) whose two alpha items each belong to a
+    /// colour tile; the left half of its alpha is transparent-ish, measured in Chromium.
+    @Test("a grid whose alpha belongs to its tiles decodes with that alpha")
+    func gridWithTileAlpha() throws {
+        let data = try Corpus.data("avif/libavif/color_grid_alpha_nogrid.avif")
+        let rewrite = try #require(data.withUnsafeBytes { AVIFAlphaGrid.rewrite($0) })
+        #expect(String(decoding: data[(rewrite.metaOffset + 4)..<(rewrite.metaOffset + 8)], as: UTF8.self) == "meta")
+        let image = try coder.decode(data, options: ImageDecodeOptions())
+        #expect(image.pixels.width == 80 && image.pixels.height == 80)
+        let alpha = stride(from: 3, to: image.pixels.bytes.count, by: 4).map { image.pixels.bytes[$0] }
+        #expect(alpha.contains { $0 < 255 }, "the tiles' alpha is applied, not an opaque image")
+        // A grid whose alpha is a grid already (this file once rewritten), a grid without
+        // alpha, a still with alpha and a sequence are left alone.
+        var rewritten = [UInt8](data)
+        rewritten.replaceSubrange((rewrite.metaOffset + 4)..<(rewrite.metaOffset + 8), with: Array("free".utf8))
+        rewritten += rewrite.meta
+        #expect(rewritten.withUnsafeBytes { AVIFAlphaGrid.rewrite($0) } == nil)
+        #expect(try coder.decode(Data(rewritten), options: ImageDecodeOptions()).pixels == image.pixels)
+        for path in ["avif/libavif/sofa_grid1x5_420.avif", "avif/libavif/alpha_noispe.avif", "avif/libavif/colors-animated-8bpc.avif"] {
+            #expect(try Corpus.data(path).withUnsafeBytes { AVIFAlphaGrid.rewrite($0) } == nil, "\(path)")
+        }
+        // Every truncation and every single-byte corruption of the meta box: no trap, and a
+        // rewrite only when the meta box survived whole.
+        for cut in stride(from: 0, to: data.count, by: 53) {
+            _ = data.prefix(cut).withUnsafeBytes { AVIFAlphaGrid.rewrite($0) }
+        }
+        var damaged = data
+        for offset in rewrite.metaOffset..<(rewrite.metaOffset + rewrite.meta.count - 40) {
+            let kept = damaged[offset]
+            damaged[offset] = kept ^ 0xFF
+            if let other = damaged.withUnsafeBytes({ AVIFAlphaGrid.rewrite($0) }) {
+                _ = try? coder.decode(damaged, options: ImageDecodeOptions())
+                #expect(other.metaOffset == rewrite.metaOffset)
+            }
+            damaged[offset] = kept
+        }
+    }
+
     @Test("a declared size over the pixel limit is imageTooLarge, before decoding")
     func tooLarge() throws {
         #expect(GeneratedFixtures.errorCode { try coder.decode(ISOBMFFBomb.avif(), options: ImageDecodeOptions()) } == .imageTooLarge)

@@ -68,12 +68,12 @@ struct ChromiumReferenceTests {
         list["avif/libavif/clop_irot_imor.avif"] = (
             "10-bit alpha whose AV1 header says limited range: libavif reads AVIF alpha as full range, as "
                 + "MIAF specifies; Chromium expands it from limited range", .alphaFromLimitedRange(bitDepth: 10))
+        list["avif/libavif/color_grid_alpha_nogrid.avif"] = (
+            "8-bit alpha tiles whose AV1 headers say limited range, read as the file above",
+            .alphaFromLimitedRange(bitDepth: 8))
         list["avif/libavif/poc_b_506387278.avif"] = (
             "a fuzzing sample whose nclx says full range and whose AV1 header says limited: libavif takes the "
                 + "container's (measured: pure red decodes 238,14,14, Chromium 254,0,0)", .skip)
-        list["avif/libavif/color_grid_alpha_nogrid.avif"] = (
-            "not deliberate: alpha items that belong to a grid's tiles rather than to the grid; Debian's "
-                + "libavif 0.11 ignores them (fixed in libavif 1.0), so the image decodes opaque", .skip)
         return list
     }()
 
