@@ -265,7 +265,8 @@ enum AVIFAlphaGrid {
                   let alphaType = associations[alphaTiles[0]]?.first(where: {
                       property($0.index) == fourCC("auxC") && Self.alphaURNs.contains(auxiliaryTypes[$0.index] ?? "")
                   }),
-                  let largest = types.keys.max(), largest < 0xFFFF
+                  let largest = [types.keys.max(), locations.keys.max(), associations.keys.max()].compactMap({ $0 }).max(),
+                  largest < 0xFFFF
             else { return nil }
             let id = largest + 1
             guard iinf.count < (iinf.version == 0 ? 0xFFFF : UInt64(UInt32.max)) else { return nil }
