@@ -23,7 +23,7 @@ enum AVIFAlphaGrid {
     /// (no grid, alpha already there, tiles without alpha) or the file is not well formed.
     static func rewrite(_ p: UnsafeRawBufferPointer) -> Rewrite? {
         // Under 2 GB, so that every new box length fits its 32-bit field.
-        guard p.count < Int(Int32.max), let top = boxes(p, in: 0..<p.count), top.allSatisfy({ !$0.toEnd }),
+        guard p.count < Int(Int32.max), let top = boxes(p, in: 0..<p.count), top.allSatisfy({ !$0.extendsToEnd }),
               let meta = top.first(where: { $0.type == fourCC("meta") }),
               top.filter({ $0.type == fourCC("meta") }).count == 1,
               meta.body.count >= 4, let children = boxes(p, in: (meta.body.lowerBound + 4)..<meta.body.upperBound),
@@ -35,37 +35,12 @@ enum AVIFAlphaGrid {
 
     // MARK: - Reading
 
-    private struct Box {
-        let type: UInt32
-        let range: Range<Int>
-        let body: Range<Int>
-        /// A size of 0: the box runs to the end of its container.
-        let toEnd: Bool
-    }
+    private typealias Box = ISOBMFFBox
 
     /// The boxes filling `range` exactly, or `nil` when a length does not fit.
     private static func boxes(_ p: UnsafeRawBufferPointer, in range: Range<Int>) -> [Box]? {
-        var result: [Box] = []
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            guard offset + 8 <= range.upperBound else { return nil }
-            var size = Int(u32(p, offset))
-            var header = 8
-            if size == 1 {
-                guard offset + 16 <= range.upperBound else { return nil }
-                let large = UInt64(u32(p, offset + 8)) << 32 | UInt64(u32(p, offset + 12))
-                guard large <= UInt64(range.upperBound - offset) else { return nil }
-                size = Int(large)
-                header = 16
-            } else if size == 0 {
-                size = range.upperBound - offset
-            }
-            guard size >= header, size <= range.upperBound - offset else { return nil }
-            result.append(Box(type: u32(p, offset + 4), range: offset..<(offset + size),
-                              body: (offset + header)..<(offset + size), toEnd: u32(p, offset) == 0))
-            offset += size
-        }
-        return result
+        let scan = ISOBMFFBox.scan(p, in: range)
+        return scan.complete ? scan.boxes : nil
     }
 
     /// A bounds-checked big-endian reader over one box body.
@@ -334,11 +309,5 @@ enum AVIFAlphaGrid {
         (0..<bytes).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    private static func fourCC(_ s: StaticString) -> UInt32 {
-        s.withUTF8Buffer { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-    }
-
-    private static func u32(_ p: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
-        UInt32(p[o]) << 24 | UInt32(p[o + 1]) << 16 | UInt32(p[o + 2]) << 8 | UInt32(p[o + 3])
-    }
+    private static func fourCC(_ s: StaticString) -> UInt32 { ISOBMFFBox.fourCC(s) }
 }

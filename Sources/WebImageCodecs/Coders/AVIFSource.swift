@@ -57,7 +57,7 @@ final class AVIFSource {
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + (alphaGrid?.meta.count ?? 0), alignment: 16)
         data.copyBytes(to: bytes)
         if let alphaGrid {
-            bytes.storeBytes(of: UInt32(0x6672_6565).bigEndian, toByteOffset: alphaGrid.metaOffset + 4, as: UInt32.self)  // "free"
+            bytes.storeBytes(of: ISOBMFFBox.fourCC("free").bigEndian, toByteOffset: alphaGrid.metaOffset + 4, as: UInt32.self)
             UnsafeMutableRawBufferPointer(rebasing: bytes[data.count...]).copyBytes(from: alphaGrid.meta)
         }
         AVIFTrackFilter.hideNonPictureTracks(in: bytes)

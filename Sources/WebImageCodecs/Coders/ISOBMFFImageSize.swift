@@ -37,49 +37,31 @@ enum ISOBMFFImageSize {
     /// Visits the boxes in `range`, descending into the containers that lead to `ispe`.
     private static func walk(_ p: UnsafeRawBufferPointer, range: Range<Int>, depth: Int, found: (Found) -> Void) {
         guard depth < 4 else { return }
-        var offset = range.lowerBound
-        while offset + 8 <= range.upperBound {
-            var size = Int(u32(p, offset))
-            var header = 8
-            if size == 1 {
-                guard offset + 16 <= range.upperBound else { return }
-                let large = UInt64(u32(p, offset + 8)) << 32 | UInt64(u32(p, offset + 12))
-                guard large <= UInt64(Int.max) else { return }
-                size = Int(large)
-                header = 16
-            } else if size == 0 {
-                size = range.upperBound - offset
-            }
-            guard size >= header, size <= range.upperBound - offset else { return }
-            let type = (p[offset + 4], p[offset + 5], p[offset + 6], p[offset + 7])
-            let body = (offset + header)..<(offset + size)
-            switch type {
-            case (0x6D, 0x65, 0x74, 0x61) where depth == 0:  // meta: a full box (4 bytes version/flags)
+        for box in ISOBMFFBox.scan(p, in: range).boxes {
+            let body = box.body
+            switch box.type {
+            case ISOBMFFBox.fourCC("meta") where depth == 0:  // a full box (4 bytes version/flags)
                 walk(p, range: min(body.lowerBound + 4, body.upperBound)..<body.upperBound, depth: depth + 1, found: found)
-            case (0x69, 0x70, 0x72, 0x70), (0x69, 0x70, 0x63, 0x6F):  // iprp, ipco
+            case ISOBMFFBox.fourCC("iprp"), ISOBMFFBox.fourCC("ipco"):
                 if depth > 0 { walk(p, range: body, depth: depth + 1, found: found) }
-            case (0x69, 0x73, 0x70, 0x65):  // ispe: version/flags, width, height
+            case ISOBMFFBox.fourCC("ispe"):  // version/flags, width, height
                 if body.count >= 12 {
-                    found(.size(PixelSize(width: Int(u32(p, body.lowerBound + 4)), height: Int(u32(p, body.lowerBound + 8)))))
+                    found(.size(PixelSize(width: Int(ISOBMFFBox.u32(p, body.lowerBound + 4)),
+                                          height: Int(ISOBMFFBox.u32(p, body.lowerBound + 8)))))
                 }
-            case (0x69, 0x69, 0x6E, 0x66) where depth == 1:  // iinf: version/flags, entry count (16 or 32 bits)
+            case ISOBMFFBox.fourCC("iinf") where depth == 1:  // version/flags, entry count (16 or 32 bits)
                 if body.count >= 4 {
                     let start = body.lowerBound + (p[body.lowerBound] == 0 ? 6 : 8)
                     walk(p, range: min(start, body.upperBound)..<body.upperBound, depth: depth + 1, found: found)
                 }
-            case (0x69, 0x6E, 0x66, 0x65) where depth == 2:  // infe v2/v3: version/flags, item ID, protection, type
+            case ISOBMFFBox.fourCC("infe") where depth == 2:  // v2/v3: version/flags, item ID, protection, type
                 if body.count >= 4, p[body.lowerBound] >= 2 {
                     let typeOffset = body.lowerBound + 4 + (p[body.lowerBound] == 2 ? 2 : 4) + 2
-                    if typeOffset + 4 <= body.upperBound { found(.itemType(u32(p, typeOffset))) }
+                    if typeOffset + 4 <= body.upperBound { found(.itemType(ISOBMFFBox.u32(p, typeOffset))) }
                 }
             default:
                 break
             }
-            offset += size
         }
-    }
-
-    private static func u32(_ p: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
-        UInt32(p[o]) << 24 | UInt32(p[o + 1]) << 16 | UInt32(p[o + 2]) << 8 | UInt32(p[o + 3])
     }
 }
