@@ -91,6 +91,16 @@ struct HEIFCoderTests {
         #expect(GeneratedFixtures.errorCode { try coder.decode(data, options: ImageDecodeOptions(maxPixelCount: 64 * 47)) } == .imageTooLarge)
     }
 
+    /// Found by `make fuzz heif`: 2 KB declaring 67136x48 whose HEVC picture is 64x48.
+    @Test("a picture smaller than the size its header declares is badImageData, not scaled up to it")
+    func decodedSizeMustMatchHeader() throws {
+        let data = try Data(contentsOf: FuzzRegressionTests.directory.appendingPathComponent("heif-declared-size-upscale.bin"))
+        #expect(GeneratedFixtures.errorCode { try coder.decode(data, options: ImageDecodeOptions()) } == .badImageData)
+        // The thumbnail path checks the same.
+        let thumbnail = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 256, height: 256))
+        #expect(GeneratedFixtures.errorCode { try coder.decode(data, options: thumbnail) } == .badImageData)
+    }
+
     @Test("AV1-coded HEIF is left to AVIFCoder: libheif decodes HEVC only")
     func av1IsNotLibheifs() throws {
         let avif = try Data(contentsOf: GeneratedFixtures.root.appendingPathComponent("still.avif"))
