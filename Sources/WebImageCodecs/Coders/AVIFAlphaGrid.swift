@@ -37,10 +37,16 @@ enum AVIFAlphaGrid {
 
     private typealias Box = ISOBMFFBox
 
-    /// The boxes filling `range` exactly, or `nil` when a length does not fit.
+    /// The boxes filling `range` exactly, or `nil` when a length does not fit or there are
+    /// more than a real file has (which bounds what a hostile one makes us allocate).
     private static func boxes(_ p: UnsafeRawBufferPointer, in range: Range<Int>) -> [Box]? {
-        let scan = ISOBMFFBox.scan(p, in: range)
-        return scan.complete ? scan.boxes : nil
+        var list: [Box] = []
+        var boxes = ISOBMFFBox.boxes(p, in: range)
+        while let box = boxes.next() {
+            guard list.count < 4096 else { return nil }
+            list.append(box)
+        }
+        return boxes.stoppedEarly ? nil : list
     }
 
     /// A bounds-checked big-endian reader over one box body.

@@ -18,8 +18,8 @@ enum AVIFTrackFilter {
     static func hideNonPictureTracks(in p: UnsafeMutableRawBufferPointer) -> Int {
         let bytes = UnsafeRawBufferPointer(p)
         var hidden = 0
-        for moov in ISOBMFFBox.scan(bytes, in: 0..<p.count).boxes where moov.type == fourCC("moov") {
-            for trak in ISOBMFFBox.scan(bytes, in: moov.body).boxes where trak.type == fourCC("trak") {
+        for moov in ISOBMFFBox.boxes(bytes, in: 0..<p.count) where moov.type == fourCC("moov") {
+            for trak in ISOBMFFBox.boxes(bytes, in: moov.body) where trak.type == fourCC("trak") {
                 guard let handler = handler(in: bytes, trak: trak.body), !pictureHandlers.contains(handler) else { continue }
                 p.storeBytes(of: fourCC("free").bigEndian, toByteOffset: trak.range.lowerBound + 4, as: UInt32.self)
                 hidden += 1
@@ -31,8 +31,8 @@ enum AVIFTrackFilter {
     /// The handler type of a track: `mdia/hdlr`, whose body is version/flags, pre_defined,
     /// then the handler type.
     private static func handler(in p: UnsafeRawBufferPointer, trak: Range<Int>) -> UInt32? {
-        for mdia in ISOBMFFBox.scan(p, in: trak).boxes where mdia.type == fourCC("mdia") {
-            for hdlr in ISOBMFFBox.scan(p, in: mdia.body).boxes where hdlr.type == fourCC("hdlr") && hdlr.body.count >= 12 {
+        for mdia in ISOBMFFBox.boxes(p, in: trak) where mdia.type == fourCC("mdia") {
+            for hdlr in ISOBMFFBox.boxes(p, in: mdia.body) where hdlr.type == fourCC("hdlr") && hdlr.body.count >= 12 {
                 return ISOBMFFBox.u32(p, hdlr.body.lowerBound + 8)
             }
         }

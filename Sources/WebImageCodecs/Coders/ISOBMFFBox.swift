@@ -14,31 +14,50 @@ struct ISOBMFFBox {
     /// Whether the box declared size 0: it runs to the end of its container.
     let extendsToEnd: Bool
 
-    /// The boxes filling `range`, in order, up to the first whose length does not fit;
-    /// `complete` is false when one did not (or a few bytes too short for a box were left).
-    static func scan(_ p: UnsafeRawBufferPointer, in range: Range<Int>) -> (boxes: [ISOBMFFBox], complete: Bool) {
-        var boxes: [ISOBMFFBox] = []
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            guard offset + 8 <= range.upperBound else { return (boxes, false) }
+    /// The boxes in `range`, read one at a time (a hostile file of a million empty boxes
+    /// costs no memory), up to the end of the range or the first length that does not fit.
+    static func boxes(_ p: UnsafeRawBufferPointer, in range: Range<Int>) -> Boxes {
+        Boxes(p: p, offset: range.lowerBound, end: range.upperBound)
+    }
+
+    /// The boxes of one container, in order; see ``boxes(_:in:)``.
+    struct Boxes: Sequence, IteratorProtocol {
+        fileprivate let p: UnsafeRawBufferPointer
+        fileprivate var offset: Int
+        fileprivate let end: Int
+        /// Whether iteration stopped at a length that did not fit (or a few bytes too
+        /// short for a box) rather than at the end of the range.
+        private(set) var stoppedEarly = false
+
+        mutating func next() -> ISOBMFFBox? {
+            guard offset < end else { return nil }
+            guard let box = box(at: offset) else {
+                stoppedEarly = true
+                offset = end
+                return nil
+            }
+            offset = box.range.upperBound
+            return box
+        }
+
+        private func box(at offset: Int) -> ISOBMFFBox? {
+            guard offset + 8 <= end else { return nil }
             let declared = u32(p, offset)
             var size = Int(declared)
             var header = 8
             if declared == 1 {
-                guard offset + 16 <= range.upperBound else { return (boxes, false) }
+                guard offset + 16 <= end else { return nil }
                 let large = UInt64(u32(p, offset + 8)) << 32 | UInt64(u32(p, offset + 12))
-                guard large <= UInt64(range.upperBound - offset) else { return (boxes, false) }
+                guard large <= UInt64(end - offset) else { return nil }
                 size = Int(large)
                 header = 16
             } else if declared == 0 {
-                size = range.upperBound - offset
+                size = end - offset
             }
-            guard size >= header, size <= range.upperBound - offset else { return (boxes, false) }
-            boxes.append(ISOBMFFBox(type: u32(p, offset + 4), range: offset..<(offset + size),
-                                    body: (offset + header)..<(offset + size), extendsToEnd: declared == 0))
-            offset += size
+            guard size >= header, size <= end - offset else { return nil }
+            return ISOBMFFBox(type: u32(p, offset + 4), range: offset..<(offset + size),
+                              body: (offset + header)..<(offset + size), extendsToEnd: declared == 0)
         }
-        return (boxes, true)
     }
 
     /// `s` (four ASCII characters) as a box or item type.

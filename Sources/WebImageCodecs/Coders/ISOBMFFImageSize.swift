@@ -37,7 +37,7 @@ enum ISOBMFFImageSize {
     /// Visits the boxes in `range`, descending into the containers that lead to `ispe`.
     private static func walk(_ p: UnsafeRawBufferPointer, range: Range<Int>, depth: Int, found: (Found) -> Void) {
         guard depth < 4 else { return }
-        for box in ISOBMFFBox.scan(p, in: range).boxes {
+        for box in ISOBMFFBox.boxes(p, in: range) {
             let body = box.body
             switch box.type {
             case ISOBMFFBox.fourCC("meta") where depth == 0:  // a full box (4 bytes version/flags)
