@@ -1,3 +1,5 @@
+import Foundation
+
 /// Gives libavif 0.11 an alpha grid for a colour grid whose alpha planes belong to its
 /// tiles, in the coder's private copy of the file.
 ///
@@ -13,10 +15,17 @@
 ///
 /// Every length is bounds-checked; a file it does not fully understand is left as it is.
 enum AVIFAlphaGrid {
-    /// The replacement: rename the top-level box at `metaOffset` to `free` and append `meta`.
+    /// The replacement: the top-level box at `metaOffset` becomes `free`, `meta` is appended.
     struct Rewrite {
         let metaOffset: Int
         let meta: [UInt8]
+
+        /// Writes the rewritten `data` into `bytes`, which holds `data.count + meta.count`.
+        func write(_ data: Data, into bytes: UnsafeMutableRawBufferPointer) {
+            data.copyBytes(to: bytes)
+            ISOBMFFBox.hide(boxAt: metaOffset, in: bytes)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[data.count...]).copyBytes(from: meta)
+        }
     }
 
     /// The rewrite that gives `p`'s primary grid an alpha grid, or `nil` when it needs none
@@ -98,6 +107,8 @@ enum AVIFAlphaGrid {
         /// Each item's `iloc` entry, raw, with the width of its item ID field.
         var locations: [UInt32: (raw: Range<Int>, idBytes: Int)] = [:]
 
+        /// `nil` when the box is malformed or its primary item is not a grid; the rest of
+        /// the box is read only for a grid, so other files (nearly all) cost two small reads.
         init?(_ p: UnsafeRawBufferPointer, children: [Box]) {
             self.children = children
             for box in children {
@@ -108,6 +119,13 @@ enum AVIFAlphaGrid {
                     primary = UInt32(id)
                 case fourCC("iinf"):
                     guard iinf == nil, readItemInfo(p, box) else { return nil }
+                default:
+                    break
+                }
+            }
+            guard types[primary] == fourCC("grid") else { return nil }
+            for box in children {
+                switch box.type {
                 case fourCC("iref"):
                     guard iref == nil, readReferences(p, box) else { return nil }
                 case fourCC("iprp"):
@@ -220,9 +238,9 @@ enum AVIFAlphaGrid {
 
         // MARK: - Writing
 
-        /// The `meta` box with the alpha grid added, or `nil` when the file needs none.
+        /// The `meta` box with the alpha grid added, or `nil` when the grid needs none.
         func metaWithAlphaGrid(_ p: UnsafeRawBufferPointer, header: Range<Int>) -> [UInt8]? {
-            guard types[primary] == fourCC("grid"), let iinf, let iref, let iprp, let ipma, let iloc,
+            guard let iinf, let iref, let iprp, let ipma, let iloc,
                   let gridLocation = locations[primary]
             else { return nil }
             let isAlpha = { (item: UInt32) -> Bool in

@@ -55,11 +55,7 @@ final class AVIFSource {
         guard let decoder = avifDecoderCreate() else { throw .badImageData("libavif could not create a decoder") }
         let alphaGrid = data.withUnsafeBytes { AVIFAlphaGrid.rewrite($0) }
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + (alphaGrid?.meta.count ?? 0), alignment: 16)
-        data.copyBytes(to: bytes)
-        if let alphaGrid {
-            bytes.storeBytes(of: ISOBMFFBox.fourCC("free").bigEndian, toByteOffset: alphaGrid.metaOffset + 4, as: UInt32.self)
-            UnsafeMutableRawBufferPointer(rebasing: bytes[data.count...]).copyBytes(from: alphaGrid.meta)
-        }
+        if let alphaGrid { alphaGrid.write(data, into: bytes) } else { data.copyBytes(to: bytes) }
         AVIFTrackFilter.hideNonPictureTracks(in: bytes)
         owner = Owner(decoder: decoder, bytes: bytes)
         decoder.pointee.maxThreads = 1

@@ -21,7 +21,7 @@ enum AVIFTrackFilter {
         for moov in ISOBMFFBox.boxes(bytes, in: 0..<p.count) where moov.type == fourCC("moov") {
             for trak in ISOBMFFBox.boxes(bytes, in: moov.body) where trak.type == fourCC("trak") {
                 guard let handler = handler(in: bytes, trak: trak.body), !pictureHandlers.contains(handler) else { continue }
-                p.storeBytes(of: fourCC("free").bigEndian, toByteOffset: trak.range.lowerBound + 4, as: UInt32.self)
+                ISOBMFFBox.hide(boxAt: trak.range.lowerBound, in: p)
                 hidden += 1
             }
         }

@@ -67,7 +67,12 @@ final class HEIFImageHandle {
     }
 
     /// Decodes to 8-bit RGBA with the file's transforms applied (higher bit depths
-    /// rounded; no alpha channel gives opaque).
+    /// rounded; no alpha channel gives opaque), at ``size``.
+    ///
+    /// - Throws: ``WebImageError/Code/badImageData`` when the picture is not the size the
+    ///   header declares: libheif 1.15 returns the coded picture's size whatever the
+    ///   container says, and scaling a 64x48 picture up to a declared 67136x48 is how 2 KB
+    ///   took 10 s of resampling (make fuzz heif). Valid files always agree.
     func decodeRGBA() throws(WebImageError) -> PixelBuffer {
         guard let options = heif_decoding_options_alloc() else {
             throw .badImageData("libheif could not allocate decoding options")
@@ -84,6 +89,10 @@ final class HEIFImageHandle {
         guard width > 0, height > 0, let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
               Int(stride) >= width * 4 else {
             throw .badImageData("libheif returned an image without RGBA pixels")
+        }
+        let declared = size
+        guard width == declared.width, height == declared.height else {
+            throw .badImageData("The HEIF image decodes to \(width)x\(height), but its header declares \(declared)")
         }
         return PixelBuffer(width: width, height: height) { out in
             guard let base = out.baseAddress else { return }

@@ -60,6 +60,12 @@ struct ISOBMFFBox {
         }
     }
 
+    /// Renames the box at `offset` in `p` to `free`, which every reader skips; its size,
+    /// and so every offset after it, stays as it was.
+    static func hide(boxAt offset: Int, in p: UnsafeMutableRawBufferPointer) {
+        p.storeBytes(of: fourCC("free").bigEndian, toByteOffset: offset + 4, as: UInt32.self)
+    }
+
     /// `s` (four ASCII characters) as a box or item type.
     static func fourCC(_ s: StaticString) -> UInt32 {
         s.withUTF8Buffer { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }

@@ -138,9 +138,8 @@ struct AVIFCoderTests {
         #expect(alpha.contains { $0 < 255 }, "the tiles' alpha is applied, not an opaque image")
         // A grid whose alpha is a grid already (this file once rewritten), a grid without
         // alpha, a still with alpha and a sequence are left alone.
-        var rewritten = [UInt8](data)
-        rewritten.replaceSubrange((rewrite.metaOffset + 4)..<(rewrite.metaOffset + 8), with: Array("free".utf8))
-        rewritten += rewrite.meta
+        var rewritten = [UInt8](repeating: 0, count: data.count + rewrite.meta.count)
+        rewritten.withUnsafeMutableBytes { rewrite.write(data, into: $0) }
         #expect(rewritten.withUnsafeBytes { AVIFAlphaGrid.rewrite($0) } == nil)
         #expect(try coder.decode(Data(rewritten), options: ImageDecodeOptions()).pixels == image.pixels)
         for path in ["avif/libavif/sofa_grid1x5_420.avif", "avif/libavif/alpha_noispe.avif", "avif/libavif/colors-animated-8bpc.avif"] {
