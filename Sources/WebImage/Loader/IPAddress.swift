@@ -33,7 +33,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         case multicast
         /// 0.0.0.0/8, ::.
         case unspecified
-        /// 240/4 and 255.255.255.255 (reserved, broadcast): never a web server.
+        /// Every other block IANA's special-purpose registries mark not globally reachable:
+        /// 240/4, broadcast, the documentation and benchmarking blocks, IETF protocol
+        /// assignments (192.0.0.0/24, 2001::/23 with Teredo), discard-only 100::/64,
+        /// local-use NAT64 64:ff9b:1::/48, SRv6 SIDs… (see ``SpecialPurposeBlock/registry``).
         case reserved
     }
 
@@ -95,33 +98,17 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// The address's kind; an IPv6 form of an IPv4 address has the kind of that address.
+    /// The address's kind: an IPv6 form of an IPv4 address (mapped, compatible, NAT64
+    /// `64:ff9b::/96`, 6to4) has the kind of that address; any other address the kind of
+    /// the most specific IANA special-purpose block holding it (``SpecialPurposeBlock``),
+    /// else ``Kind/global``.
     public var kind: Kind {
         if let v4 = embeddedIPv4 { return v4.kind }
-        return isIPv4 ? Self.kindOfIPv4(bytes) : Self.kindOfIPv6(bytes)
+        return SpecialPurposeBlock.block(of: self)?.kind ?? .global
     }
 
-    private static func kindOfIPv4(_ b: [UInt8]) -> Kind {
-        switch (b[0], b[1]) {
-        case (0, _): return .unspecified
-        case (10, _): return .privateNetwork
-        case (100, 64...127): return .privateNetwork
-        case (127, _): return .loopback
-        case (169, 254): return .linkLocal
-        case (172, 16...31): return .privateNetwork
-        case (192, 168): return .privateNetwork
-        case (224...239, _): return .multicast
-        case (240...255, _): return .reserved
-        default: return .global
-        }
-    }
-
-    private static func kindOfIPv6(_ b: [UInt8]) -> Kind {
-        if b[0..<15].allSatisfy({ $0 == 0 }) { return b[15] == 1 ? .loopback : .unspecified }
-        if b[0] == 0xff { return .multicast }
-        if b[0] & 0xfe == 0xfc { return .privateNetwork }
-        if b[0] == 0xfe, b[1] & 0xc0 == 0x80 { return .linkLocal }
-        if b[0] == 0xfe, b[1] & 0xc0 == 0xc0 { return .privateNetwork }
-        return .global
-    }
+    /// The most specific IANA special-purpose block (or multicast range) holding this
+    /// address as written, without looking inside IPv6 forms of IPv4 addresses; `nil` for
+    /// ordinary global unicast.
+    public var specialPurposeBlock: SpecialPurposeBlock? { SpecialPurposeBlock.block(of: self) }
 }

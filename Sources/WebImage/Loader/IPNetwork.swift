@@ -41,5 +41,17 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         return IPNetwork(address: candidate, prefixLength: prefixLength).address == address
     }
 
+    /// Whether `other`, of this block's family, lies in it (no IPv6-to-IPv4 unwrapping).
+    func containsSameFamily(_ other: IPAddress) -> Bool {
+        guard other.bytes.count == address.bytes.count else { return false }
+        var bits = prefixLength
+        for i in address.bytes.indices where bits > 0 {
+            let mask: UInt8 = bits >= 8 ? 0xff : UInt8(truncatingIfNeeded: 0xff << (8 - bits))
+            if other.bytes[i] & mask != address.bytes[i] { return false }
+            bits -= 8
+        }
+        return true
+    }
+
     public var description: String { "\(address)/\(prefixLength)" }
 }
