@@ -31,7 +31,7 @@ struct BadSourceTests {
             let cases: [(String, Int, String)] = [
                 ("/page.html", 422, "badImageData"),
                 ("/bomb.png", 422, "imageTooLarge"),
-                ("/huge.jpg", 413, "responseTooLarge"),
+                ("/huge.jpg", 422, "responseTooLarge"),
                 ("/gone.jpg", 404, "invalidDownloadStatusCode"),
                 ("/broken.jpg", 502, "invalidDownloadStatusCode"),
                 ("/to-loopback.jpg", 403, "forbiddenAddress"),
@@ -63,7 +63,7 @@ struct BadSourceTests {
         var config = ProxyConfig.testing
         config.cacheDirectory = directory
         let proxy = ImageProxy(config: config)
-        let policy = try #require(proxy.downloader.config.addressPolicy)
+        let policy = try #require(proxy.downloader.config.hopPolicy.addresses)
         for text in ["10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "127.0.0.1", "0.0.0.0", "100.64.0.1",
                      "::1", "fe80::1", "fc00::1", "::ffff:10.0.0.1", "224.0.0.1"] {
             #expect(!policy.permits(try #require(IPAddress(text))), "\(text)")
@@ -72,7 +72,7 @@ struct BadSourceTests {
         #expect(policy.permits(try #require(IPAddress("93.184.215.14"))))
         var open = config
         open.allowsPrivateAddresses = true
-        #expect(ImageProxy(config: open).downloader.config.addressPolicy == nil)
+        #expect(ImageProxy(config: open).downloader.config.hopPolicy.addresses == nil)
     }
 
     @Test func aSlowSourceTimesOut() async throws {

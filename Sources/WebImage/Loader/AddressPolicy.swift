@@ -10,7 +10,7 @@ import Foundation
 ///
 /// 1. takes the URL's host; a host in ``allowedHosts`` passes unchecked;
 /// 2. resolves it with ``resolver`` (an address literal is not resolved), off the event
-///    loops, on ``BlockingIOPool/shared`` for the system resolver;
+///    loops, on ``SystemHostResolver/sharedPool`` for the system resolver;
 /// 3. refuses the hop with ``WebImageError/Code/forbiddenAddress`` (2011) when any
 ///    resolved address is of a kind in ``refusedKinds`` and not inside
 ///    ``allowedNetworks`` (IPv4-mapped, -compatible, NAT64 and 6to4 IPv6 forms count as
@@ -23,19 +23,12 @@ import Foundation
 /// Refusals happen before any connection is opened and never put the URL on the
 /// manager's block list. The library's shared downloader has no policy (apps load LAN
 /// images); `webimage fetch|prefetch --block-private-addresses` and `webimage serve`
-/// use ``blockPrivateAddresses``.
+/// use ``blockPrivateAddresses``. It is one half of a ``HopPolicy`` (with the source
+/// allowlist), which has the recipe for untrusted URLs.
 ///
-/// **Untrusted input recipe.** `file:` URLs are served by ``FileImageLoader``, not by the
-/// downloader, so a policy does not cover them. For URLs from users, build the manager
-/// over a downloader alone (no ``ImageLoadersManager/shared``, which includes the file
-/// loader):
-///
-/// ```swift
-/// var config = DownloaderConfig()
-/// config.addressPolicy = .blockPrivateAddresses
-/// let downloader = ImageDownloader(config: config)
-/// let manager = ImageManager(cache: cache, loader: downloader)   // http(s) only: no file:
-/// ```
+/// The kinds come from IANA's special-purpose address registries
+/// (``SpecialPurposeBlock/registry``): every block they mark not globally reachable is
+/// refused by default.
 public struct AddressPolicy: Sendable {
     /// The kinds of address refused. Default: every kind but ``IPAddress/Kind/global``.
     public var refusedKinds: Set<IPAddress.Kind>

@@ -21,12 +21,14 @@ struct ClientLease: Sendable {
 }
 
 extension ImageDownloader {
-    /// The client for one hop to `url`: under an ``AddressPolicy``, after checking the
-    /// host's addresses, a client pinned to the checked address. Runs on the transfer's task.
+    /// The client for one hop to `url`, after the ``HopPolicy`` passed it: under an
+    /// ``AddressPolicy``, a client pinned to the checked address. Runs on the transfer's task.
     ///
-    /// - Throws: ``WebImageError/Code/forbiddenAddress`` before any connection is opened.
+    /// - Throws: ``WebImageError/Code/sourceNotAllowed`` or
+    ///   ``WebImageError/Code/forbiddenAddress`` before any connection is opened.
     func clientLease(for url: URL, insecure: Bool) async throws(WebImageError) -> ClientLease {
-        guard let policy = config.addressPolicy else {
+        let policy = config.hopPolicy
+        guard !policy.isEmpty else {
             return ClientLease(client: try clients.client(insecure: insecure))
         }
         let checked: IPAddress?
@@ -34,6 +36,7 @@ extension ImageDownloader {
             checked = try await policy.check(url)
         } catch {
             if error.code == .forbiddenAddress { WebImageMetrics.forbiddenAddresses.increment() }
+            if error.code == .sourceNotAllowed { WebImageMetrics.refusedSources.increment() }
             throw error
         }
         guard let address = checked, let host = url.host else {

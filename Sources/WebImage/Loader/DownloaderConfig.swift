@@ -97,11 +97,10 @@ public struct DownloaderConfig: Sendable {
 
     // MARK: Security
 
-    /// The SSRF guard: which addresses transfers may connect to, checked on the first
-    /// request and every redirect hop (see ``AddressPolicy``). `nil`, the default (and the
-    /// shared downloader's), checks nothing; use ``AddressPolicy/blockPrivateAddresses``
-    /// for URLs from untrusted input.
-    public var addressPolicy: AddressPolicy?
+    /// What is checked before the first request and every redirect hop: the source
+    /// allowlist and the SSRF guard (see ``HopPolicy``). The default checks nothing (and
+    /// is the shared downloader's); for URLs from untrusted input set both.
+    public var hopPolicy = HopPolicy()
 
     // MARK: Response checks
 

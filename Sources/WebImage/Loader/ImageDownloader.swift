@@ -19,8 +19,8 @@ import Synchronization
 ///   transfer. Each caller gets its own ``ImageLoadToken`` and its own decode (callers
 ///   asking for equal decode options share one). A request after the transfer finished
 ///   starts anew.
-/// - **Security and retries**: ``DownloaderConfig/addressPolicy`` (the SSRF guard) checks
-///   every hop; ``DownloaderConfig/retryPolicy`` retries transient failures, resuming a
+/// - **Security and retries**: ``DownloaderConfig/hopPolicy`` (source allowlist and SSRF
+///   guard) checks the first request and every redirect hop; ``DownloaderConfig/retryPolicy`` retries transient failures, resuming a
 ///   body cut off mid-way with a `Range` request.
 /// - **Queueing**: at most ``DownloaderConfig/maxConcurrentDownloads`` transfers run;
 ///   the rest start by priority, then in ``DownloaderConfig/executionOrder``.

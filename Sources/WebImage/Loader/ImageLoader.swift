@@ -46,8 +46,9 @@ public protocol ImageLoader: AnyObject, Sendable {
 extension ImageLoader {
     /// The default policy: block unless the failure is transient (cancelled, timed out,
     /// cannot connect, cannot find host, connection lost, HTTP 408, 429, 500, 502, 503,
-    /// 504) or a refusal of the address policy (``WebImageError/Code/forbiddenAddress``,
-    /// which says nothing about the URL's server and must not make it look down).
+    /// 504) or a refusal of the hop policy (``WebImageError/Code/forbiddenAddress``,
+    /// ``WebImageError/Code/sourceNotAllowed``: they say nothing about the URL's server and
+    /// must not make it look down).
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         !Self.isNeverBlocked(error)
     }
@@ -57,7 +58,7 @@ extension ImageLoader {
     }
 
     /// Codes no loader's default policy puts on the block list.
-    static var neverBlockedCodes: Set<WebImageError.Code> { transientCodes.union([.forbiddenAddress]) }
+    static var neverBlockedCodes: Set<WebImageError.Code> { transientCodes.union([.forbiddenAddress, .sourceNotAllowed]) }
 
     /// Whether no loader's default policy blocks `error`: a never-blocked code or a
     /// status worth retrying (``RetryPolicy/isRetryable(_:)``).

@@ -119,7 +119,7 @@ extension ImageManager {
     /// (another attempt may succeed), a cancellation, a 304 or an address-policy refusal.
     static func mayBlock(_ error: WebImageError) -> Bool {
         let never: Set<WebImageError.Code> = [
-            .cancelled, .cacheNotModified, .forbiddenAddress, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost,
+            .cancelled, .cacheNotModified, .forbiddenAddress, .sourceNotAllowed, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost,
             .blackListed,
         ]
         return !never.contains(error.code) && !RetryPolicy.isRetryable(error)

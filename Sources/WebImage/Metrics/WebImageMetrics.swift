@@ -35,6 +35,7 @@ public enum WebImageMetrics {
         public static let blockedLoads = "webimage_blocked_loads_total"
         public static let downloadRetries = "webimage_download_retries_total"
         public static let forbiddenAddresses = "webimage_forbidden_addresses_total"
+        public static let refusedSources = "webimage_refused_sources_total"
     }
 
     static let memoryHits = Counter(label: Name.cacheHits, dimensions: [("layer", "memory")])
@@ -48,6 +49,7 @@ public enum WebImageMetrics {
     static let blockedLoads = Counter(label: Name.blockedLoads)
     static let downloadRetries = Counter(label: Name.downloadRetries)
     static let forbiddenAddresses = Counter(label: Name.forbiddenAddresses)
+    static let refusedSources = Counter(label: Name.refusedSources)
     private static let failures = Mutex<[Int: Counter]>([:])
 
     /// Counts one failed load under its code's name (a bounded set of labels).

@@ -80,6 +80,9 @@ public struct WebImageError: Error, Sendable, CustomStringConvertible {
         /// The target's address is one the downloader's address policy refuses (loopback,
         /// private, link-local, multicast, unspecified): the SSRF guard. Never block-listed.
         public static let forbiddenAddress = Code(2011, "forbiddenAddress")
+        /// The URL (the first one or a redirect hop) is outside the downloader's source
+        /// allowlist (``HopPolicy``). Never block-listed.
+        public static let sourceNotAllowed = Code(2012, "sourceNotAllowed")
 
         /// All codes, for tools that list or parse them.
         public static let all: [Code] = [
@@ -88,6 +91,7 @@ public struct WebImageError: Error, Sendable, CustomStringConvertible {
             .invalidDownloadOperation, .invalidDownloadStatusCode, .cancelled,
             .invalidDownloadResponse, .invalidDownloadContentType, .timedOut, .cannotConnect,
             .cannotFindHost, .responseTooLarge, .tooManyRedirects, .connectionLost, .forbiddenAddress,
+            .sourceNotAllowed,
         ]
     }
 

@@ -16,7 +16,7 @@ final class BulkLoader: ImageLoader {
     /// (`--block-private-addresses`) no `file:` loader, since the guard covers the network only.
     init(downloader: ImageDownloader) {
         let network: [any ImageLoader] = [DataURLImageLoader(), downloader]
-        inner = ImageLoadersManager(loaders: downloader.config.addressPolicy == nil ? [FileImageLoader()] + network : network)
+        inner = ImageLoadersManager(loaders: downloader.config.hopPolicy.addresses == nil ? [FileImageLoader()] + network : network)
     }
 
     /// The body size of the last finished load of `url`, forgotten once taken.

@@ -44,7 +44,7 @@ struct CommandPipeline: Sendable {
         if let retries = settings.retries { config.retryPolicy = .retries(retries) }
         // Untrusted URLs: refuse internal addresses on every hop, and load no file: URL
         // (the guard covers the network only).
-        if settings.blocksPrivateAddresses { config.addressPolicy = .blockPrivateAddresses }
+        if settings.blocksPrivateAddresses { config.hopPolicy.addresses = .blockPrivateAddresses }
         downloader = ImageDownloader(config: config)
         let loaders: [any ImageLoader] = settings.blocksPrivateAddresses
             ? [DataURLImageLoader(), downloader] : [FileImageLoader(), DataURLImageLoader(), downloader]

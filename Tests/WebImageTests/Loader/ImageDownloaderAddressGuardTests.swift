@@ -10,7 +10,7 @@ import WebImageTestOrigin
 @Suite("ImageDownloader: the address guard (SSRF)", .timeLimit(.minutes(1)))
 struct ImageDownloaderAddressGuardTests {
     private static func config(_ policy: AddressPolicy?) -> DownloaderConfig {
-        LoaderTestKit.config { $0.addressPolicy = policy }
+        LoaderTestKit.config { $0.hopPolicy.addresses = policy }
     }
 
     @Test("the guard refuses 127.0.0.1, [::1] and localhost before connecting; the URL is not blocked")

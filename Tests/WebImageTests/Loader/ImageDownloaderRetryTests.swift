@@ -80,7 +80,7 @@ struct ImageDownloaderRetryTests {
     @Test("permanent failures are not retried: 404, bad data, forbidden address")
     func noRetryForPermanent() async throws {
         var config = Self.config(Self.quick)
-        config.addressPolicy = AddressPolicy(allowedHosts: ["127.0.0.1"])
+        config.hopPolicy.addresses = AddressPolicy(allowedHosts: ["127.0.0.1"])
         try await LoaderTestKit.withOrigin(config) { origin, downloader in
             origin.route("/gone.raw", .status(404))
             origin.route("/junk.raw", .init(body: Array("not an image".utf8)))
