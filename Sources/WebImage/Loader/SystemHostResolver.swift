@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -5,13 +6,66 @@ import Darwin
 #endif
 
 /// Resolves names with the system's `getaddrinfo` (hosts file, DNS), which blocks: each
-/// lookup runs on ``BlockingIOPool/shared``, never on the cooperative pool or an event loop.
+/// lookup runs on a pool of its own (``sharedPool`` unless another is given), never on
+/// the disk pool, the cooperative pool or an event loop.
+///
+/// A lookup that takes longer than ``timeout`` fails with
+/// ``WebImageError/Code/cannotFindHost``; `getaddrinfo` cannot be interrupted, so its
+/// thread stays busy until the system gives up, but the caller goes on, and at most the
+/// pool's threads are ever tied up this way.
 public struct SystemHostResolver: HostResolving {
-    /// Creates the resolver.
-    public init() {}
+    /// The resolver's default pool: 8 threads, a line of 1,024 lookups. Separate from
+    /// ``BlockingIOPool/shared`` so slow DNS answers for hosts a client picked never
+    /// stall disk reads.
+    public static let sharedPool = BlockingIOPool(threadCount: 8, maxPending: 1024)
+
+    /// Where lookups run.
+    public let pool: BlockingIOPool
+    /// Seconds a caller waits for one lookup. Default 5.
+    public let timeout: Duration
+
+    /// A resolver on `pool` whose callers wait at most `timeout`.
+    public init(pool: BlockingIOPool = SystemHostResolver.sharedPool, timeout: Duration = .seconds(5)) {
+        self.pool = pool
+        self.timeout = timeout
+    }
 
     public func addresses(for host: String, port: Int) async throws(WebImageError) -> [IPAddress] {
-        let result = try await BlockingIOPool.shared.run { Self.lookup(host, port: port) }
+        // The lookup, the timer and a cancellation race to resume the caller once; the
+        // loser's answer is dropped. The lookup is not awaited past that: a stuck
+        // getaddrinfo keeps its pool thread, never its caller.
+        let pending = Mutex<CheckedContinuation<Result<[IPAddress], WebImageError>, Never>?>(nil)
+        let timer = Mutex<Task<Void, Never>?>(nil)
+        let finish: @Sendable (Result<[IPAddress], WebImageError>) -> Void = { result in
+            pending.withLock { $0.take() }?.resume(returning: result)
+            timer.withLock { $0.take() }?.cancel()
+        }
+        let timeout = self.timeout
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                pending.withLock { $0 = continuation }
+                if Task.isCancelled {
+                    finish(.failure(WebImageError.cancelled("The lookup of \(host) was cancelled")))
+                    return
+                }
+                let queued = pool.submit { finish(Self.lookup(host, port: port)) }
+                guard queued else {
+                    finish(.failure(WebImageError(.cannotFindHost, "Too many lookups are waiting; \(host) was not looked up")))
+                    return
+                }
+                let sleeper = Task {
+                    try? await Task.sleep(for: timeout)
+                    if !Task.isCancelled {
+                        finish(.failure(WebImageError(.cannotFindHost, "Looking up \(host) took longer than \(timeout)")))
+                    }
+                }
+                timer.withLock { $0 = sleeper }
+                // The lookup may have finished before the timer was stored.
+                if pending.withLock({ $0 == nil }) { timer.withLock { $0.take() }?.cancel() }
+            }
+        } onCancel: {
+            finish(.failure(WebImageError.cancelled("The lookup of \(host) was cancelled")))
+        }
         switch result {
         case .success(let addresses) where !addresses.isEmpty: return addresses
         case .success: throw WebImageError(.cannotFindHost, "The host \(host) has no address")
