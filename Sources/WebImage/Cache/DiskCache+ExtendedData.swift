@@ -14,8 +14,10 @@ extension DiskCache {
     public static let extendedAttributeName = "user.webimage.extended"
 
     func sidecarPath(forName name: String) -> String {
-        path + "/." + name + ".extended"
+        path + "/" + Self.sidecarName(forName: name)
     }
+
+    static func sidecarName(forName name: String) -> String { "." + name + ".extended" }
 
     static func entryName(forSidecar name: String) -> String? {
         guard name.hasPrefix("."), name.hasSuffix(".extended"), name.count > 10 else { return nil }

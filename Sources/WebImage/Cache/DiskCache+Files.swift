@@ -88,6 +88,22 @@ extension DiskCache {
     func writeDataSync(_ data: Data, forKey key: String) throws(WebImageError) {
         let name = CacheKey.fileName(for: key)
         let target = path + "/" + name
+        if let budget = config.budget {
+            // The write and its accounting happen under the budget's lock (see DiskBudget).
+            let error = budget.update { () -> (delta: Int, result: WebImageError?) in
+                var old = stat()
+                let oldSize = lstat(target, &old) == 0 ? Int(old.st_size) : 0
+                do throws(WebImageError) {
+                    try writeFileAtomically(data, toPath: target)
+                } catch {
+                    return (0, error)
+                }
+                unlink(sidecarPath(forName: name))
+                return (data.count - oldSize, nil)
+            }
+            if let error { throw error }
+            return
+        }
         var old = stat()
         let oldSize = lstat(target, &old) == 0 ? Int(old.st_size) : 0
         try writeFileAtomically(data, toPath: target)
@@ -114,20 +130,24 @@ extension DiskCache {
     }
 
     func removeAllSync() {
-        for name in Self.listNames(inDirectory: path, includingHidden: true) {
+        for name in Self.listNames(inDirectory: path, includingHidden: true) where name != ".budget" {
             unlink(path + "/" + name)
         }
         knownSize.withLock { $0 = 0 }
+        config.budget?.enforce()
     }
 
     /// Removes an entry file and its sidecar, keeping ``knownSize`` in step.
     func removeFileSync(named name: String) {
         let file = path + "/" + name
-        var info = stat()
-        if lstat(file, &info) == 0, unlink(file) == 0 {
+        let remove = { () -> (delta: Int, result: Void) in
+            var info = stat()
+            guard lstat(file, &info) == 0, unlink(file) == 0 else { return (0, ()) }
             let size = Int(info.st_size)
-            knownSize.withLock { known in known = known.map { $0 - size } }
+            self.knownSize.withLock { known in known = known.map { $0 - size } }
+            return (-size, ())
         }
+        if let budget = config.budget { budget.update(remove) } else { remove() }
         unlink(sidecarPath(forName: name))
     }
 

@@ -13,6 +13,12 @@ extension DiskCache {
     /// recounts ``knownSize``. Runs on `ioQueue`.
     func removeExpiredDataSync() {
         let now = Date().timeIntervalSince1970
+        if let budget = config.budget {
+            budget.enforce()
+            knownSize.withLock { $0 = nil }
+            removeStaleTemporaryFilesSync(now: now)
+            return
+        }
         var kept: [Entry] = []
         var total = 0
         for entry in listEntriesSync() {

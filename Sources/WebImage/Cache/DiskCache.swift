@@ -13,7 +13,7 @@ import Synchronization
 /// Everything that changes the directory (writes, removals, trimming, access-date
 /// refreshes) runs on the cache's own serial ``ioQueue``. Reading an entry does not need
 /// that order, since a reader always opens some whole file, so reads run on
-/// ``BlockingIOPool/shared`` (several at once, never on the cooperative pool) and queue
+/// ``Config/ioPool`` (several at once, never on the cooperative pool) and queue
 /// their follow-up writes on ``ioQueue`` without waiting for them. Every operation comes
 /// as an `async` function, which suspends until the work is done, and as a callback
 /// function; callbacks run on the thread that did the work, so they must hand long work
@@ -45,6 +45,11 @@ public final class DiskCache: Sendable {
         /// supports it (default `true`); `false` always uses a hidden sidecar file, for
         /// directories copied by tools that drop extended attributes.
         public var usesExtendedAttributes: Bool = true
+        /// A limit shared with other caches under one root, and with other processes (see
+        /// ``DiskBudget``). When set it replaces ``maxDiskAge`` and ``maxDiskSize``. Default none.
+        public var budget: DiskBudget?
+        /// Where reads run. Default ``BlockingIOPool/shared``.
+        public var ioPool: BlockingIOPool = .shared
 
         public init(
             maxDiskAge: TimeInterval = 7 * 24 * 60 * 60,
@@ -78,7 +83,7 @@ public final class DiskCache: Sendable {
     /// The limits this cache was opened with.
     public let config: Config
     /// The serial queue on which every operation that changes this cache's files runs
-    /// (reads run on ``BlockingIOPool/shared``; see ``data(forKey:)``).
+    /// (reads run on ``Config/ioPool``; see ``data(forKey:)``).
     public let ioQueue: DispatchQueue
 
     let path: String
@@ -92,6 +97,7 @@ public final class DiskCache: Sendable {
         self.config = config
         path = self.directory.path
         ioQueue = DispatchQueue(label: "WebImage.DiskCache(\(self.directory.lastPathComponent))", qos: .utility)
+        config.budget?.register(path)
         ioQueue.async { self.removeExpiredDataSync() }
     }
 
@@ -126,12 +132,12 @@ public final class DiskCache: Sendable {
     /// `nil` on a miss. A hit in the main directory refreshes the entry's access date;
     /// an unreadable file there counts as a miss and is removed.
     ///
-    /// The blocking `open` + `read` runs on ``BlockingIOPool/shared`` while the calling
+    /// The blocking `open` + `read` runs on ``Config/ioPool`` while the calling
     /// task is suspended. The access-date refresh and the removal of an unreadable file
     /// are queued on ``ioQueue`` and not awaited (``flush()`` waits for them). A task
     /// cancelled before the read started gets `nil`.
     public func data(forKey key: String) async -> Data? {
-        try? await BlockingIOPool.shared.run { self.readDataSync(forKey: key) }
+        try? await config.ioPool.run { self.readDataSync(forKey: key) }
     }
 
     /// Returns when every write, removal and trim queued before this call is done, so a
@@ -182,7 +188,7 @@ public final class DiskCache: Sendable {
     /// The extended data stored with `key`'s entry (HTTP validators, the original URL…),
     /// or `nil` when there is none.
     public func extendedData(forKey key: String) async -> Data? {
-        try? await BlockingIOPool.shared.run { self.extendedDataSync(forKey: key) }
+        try? await config.ioPool.run { self.extendedDataSync(forKey: key) }
     }
 
     /// Attaches `data` to `key`'s existing entry in the main directory, or removes the
@@ -196,14 +202,14 @@ public final class DiskCache: Sendable {
 
     // MARK: Callback API (completions run on `ioQueue`, reads' on the I/O pool)
 
-    /// ``data(forKey:)`` with a completion on a thread of ``BlockingIOPool/shared``.
+    /// ``data(forKey:)`` with a completion on a thread of ``Config/ioPool``.
     public func data(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        BlockingIOPool.shared.submit { completion(self.readDataSync(forKey: key)) }
+        config.ioPool.submit { completion(self.readDataSync(forKey: key)) }
     }
 
-    /// ``extendedData(forKey:)`` with a completion on a thread of ``BlockingIOPool/shared``.
+    /// ``extendedData(forKey:)`` with a completion on a thread of ``Config/ioPool``.
     public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        BlockingIOPool.shared.submit { completion(self.extendedDataSync(forKey: key)) }
+        config.ioPool.submit { completion(self.extendedDataSync(forKey: key)) }
     }
 
     /// ``setExtendedData(_:forKey:)`` with a completion on ``ioQueue``.

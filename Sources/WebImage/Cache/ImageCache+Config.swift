@@ -39,6 +39,11 @@ extension ImageCache {
         public var maxDiskSize: Int = 0 { didSet { maxDiskSize = max(0, maxDiskSize) } }
         /// Read-only directories searched after the cache's own. Default none.
         public var additionalCachePaths: [String] = []
+        /// A size and age limit shared with other caches and processes (``DiskBudget``);
+        /// replaces ``maxDiskAge`` and ``maxDiskSize`` when set. Default none.
+        public var diskBudget: DiskBudget?
+        /// Where disk reads run. Default ``BlockingIOPool/shared``.
+        public var ioPool: BlockingIOPool = .shared
 
         // MARK: Coding and delivery
 
@@ -59,7 +64,11 @@ extension ImageCache {
 
         /// The disk cache settings these correspond to.
         var diskConfig: DiskCache.Config {
-            DiskCache.Config(maxDiskAge: maxDiskAge, maxDiskSize: maxDiskSize, additionalCachePaths: additionalCachePaths)
+            var config = DiskCache.Config(
+                maxDiskAge: maxDiskAge, maxDiskSize: maxDiskSize, additionalCachePaths: additionalCachePaths)
+            config.budget = diskBudget
+            config.ioPool = ioPool
+            return config
         }
     }
 }
