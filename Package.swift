@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // NIOHTTPTypes: the HTTP part type of the proxy's own channel handler.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // System libraries from Debian (`make deps` installs the -dev packages).
@@ -45,6 +47,8 @@ let package = Package(
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         // getxattr/setxattr, which Glibc's Swift module does not export.
         .systemLibrary(name: "CXattr"),
+        // mallopt, likewise (the proxy's allocator settings).
+        .systemLibrary(name: "CMalloc"),
         // Pixels, formats, decoders and encoders: no networking, no caches.
         .target(
             name: "WebImageCodecs",
@@ -88,6 +92,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -97,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageServer",
+                "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageServer", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

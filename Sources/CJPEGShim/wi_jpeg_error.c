@@ -65,3 +65,13 @@ void wi_error_fail(j_common_ptr cinfo, const char *message) {
     err->failed = 1;
     longjmp(err->jump, 1);
 }
+
+/// libjpeg-turbo's version as a number (2001005 for 2.1.5): part of the proxy's
+/// settings fingerprint, since another encoder version may write other bytes.
+int wi_jpeg_library_version(void) {
+#ifdef LIBJPEG_TURBO_VERSION_NUMBER
+    return LIBJPEG_TURBO_VERSION_NUMBER;
+#else
+    return JPEG_LIB_VERSION;
+#endif
+}

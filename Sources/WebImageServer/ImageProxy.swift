@@ -10,29 +10,40 @@ import WebImageCodecs
 /// The stages of one image request, each shared by every request that needs it:
 ///
 /// ```
-/// path ─ signature (403) ─ options (400) ─ allowlist (403) ─ format: f:/.ext, else Accept (Vary)
-///   └─ result cache (memory, then disk)                               hit → 200 / 304
-///        └─ one render per (path, format) at a time (Coalescer), in a transform slot (503 when full)
-///             └─ ImageManager: decoded source at the needed size: one transfer per URL,
-///                one decode per URL and size, original bytes cached on disk
-///                  └─ ImageRenderer on DecodeQueue: crop/resize, blur, encode → result cache
+/// path ─ signature (403) ─ options (400) ─ allowlist (403) ─ output choice: f:/.ext, else Accept (Vary)
+///   └─ result cache (memory, then disk), keyed by settings fingerprint + path + choice   hit → 200 / 304
+///        └─ one render per key at a time (Coalescer), in a transform slot (503 when the line is full)
+///             └─ SourceFetcher: the source's bytes, from disk or one transfer per URL
+///                (the allowlist and the SSRF guard on every redirect hop)
+///                  └─ RenderPlan from the header → reserve its peak from the memory budget (wait, else 503)
+///                       └─ ImageRenderer on DecodeQueue: decode at the planned size,
+///                          crop/resize, blur, encode (animations frame by frame) → result cache
 /// ```
 ///
-/// Threads: the calling task does parsing and cache lookups; network on
-/// AsyncHTTPClient's event loops; decode, render and encode on ``DecodeQueue/shared``;
-/// disk I/O on the library's blocking-I/O pool. Call ``shutdown()`` when done.
+/// Threads: the calling task does parsing and cache lookups; DNS on the resolver's pool;
+/// network on AsyncHTTPClient's event loops; decode, render and encode on
+/// ``DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
+/// writes on each cache's queue. A request whose client goes away (its task is
+/// cancelled) stops waiting; a render nobody waits for any more is cancelled, freeing
+/// its slot and memory. Call ``shutdown()`` when done.
 public final class ImageProxy: Sendable {
     public let config: ProxyConfig
     /// The gallery's pictures (`/examples/NAME`).
     public let examples: ExampleImages
+    /// ``ProxyConfig/fingerprint``, computed once.
+    public let fingerprint: String
     let signer: URLSigner
     let coder: CoverDecodingCoder
     let downloader: ImageDownloader
-    let manager: ImageManager
-    let sourceCache: ImageCache
+    let sources: SourceFetcher
+    let sourceDisk: DiskCache?
     let results: ResultCache?
+    let budget: DiskBudget?
     let renders = Coalescer<Result<RenderedImage, ProxyError>>()
-    let limiter: TransformLimiter
+    /// Transform slots: how many requests fetch and render at once.
+    let slots: ResourceGate
+    /// Bytes of decoded pixels in flight.
+    let memory: ResourceGate
     let logger: Logger
 
     static let requests = Counter(label: "webimage_serve_requests_total")
@@ -40,48 +51,63 @@ public final class ImageProxy: Sendable {
     static let renderCount = Counter(label: "webimage_serve_renders_total")
     static let overloads = Counter(label: "webimage_serve_overloaded_total")
     static let renderTime = Timer(label: "webimage_serve_render_seconds")
+    static let memoryReserved = Gauge(label: "webimage_serve_memory_reserved_bytes")
+    static let memoryWaits = Gauge(label: "webimage_serve_memory_waits")
 
     public init(config: ProxyConfig, logger: Logger = Logger(label: "WebImageServer")) {
         self.config = config
         self.logger = logger
+        fingerprint = config.fingerprint
         signer = URLSigner(pairs: config.keys)
         coder = CoverDecodingCoder(inner: .shared, maxPixelCount: config.maxSourcePixels)
         examples = ExampleImages.shared
 
         var downloads = DownloaderConfig()
-        downloads.addressPolicy = config.allowsPrivateAddresses ? nil : AddressPolicy(allowedNetworks: config.allowedNetworks)
+        let allowlist = config.sourceAllowlist
+        downloads.hopPolicy = HopPolicy(
+            sources: allowlist.isEmpty ? nil : allowlist,
+            addresses: config.allowsPrivateAddresses ? nil : AddressPolicy(allowedNetworks: config.allowedNetworks))
         downloads.maxResponseBytes = config.maxSourceBytes
         downloads.downloadTimeout = config.requestTimeout
         downloads.maxConcurrentDownloads = max(16, config.maxConcurrentTransforms)
         downloads.coders = coder
         downloader = ImageDownloader(config: downloads)
 
-        let root = config.cacheDirectory ?? DiskCache.defaultDirectory(namespace: "webimage-serve")
-        var cacheConfig = ImageCache.Config()
-        cacheConfig.coders = ImageCodersManager(coders: [coder])
-        cacheConfig.maxMemoryCost = config.isCacheEnabled ? max(1, config.memoryCacheBytes) : 1
-        cacheConfig.shouldUseDisk = config.isCacheEnabled
-        sourceCache = ImageCache(namespace: "sources", directory: root, config: cacheConfig)
-        results = config.isCacheEnabled
-            ? ResultCache(directory: root.appendingPathComponent("results"), memoryBytes: config.memoryCacheBytes) : nil
-        // http(s) through the guarded downloader, the built-in examples, and nothing else
-        // (no file: loader): AddressPolicy's recipe for untrusted URLs.
-        let loaders = ImageLoadersManager(loaders: [downloader, ExampleImageLoader(examples: examples, coder: coder)])
-        manager = ImageManager(cache: sourceCache, loader: loaders)
-        limiter = TransformLimiter(maxRunning: config.maxConcurrentTransforms, maxWaiting: config.maxQueuedTransforms)
+        if config.isCacheEnabled {
+            let root = config.cacheDirectory ?? DiskCache.defaultDirectory(namespace: "webimage-serve")
+            let budget = DiskBudget(root: root, maxBytes: config.maxCacheBytes, maxAge: config.maxCacheAge)
+            var diskConfig = DiskCache.Config()
+            diskConfig.budget = budget
+            diskConfig.ioPool = BlockingIOPool(threadCount: config.ioThreads)
+            self.budget = budget
+            sourceDisk = DiskCache(directory: root.appendingPathComponent("sources", isDirectory: true), config: diskConfig)
+            results = ResultCache(
+                disk: DiskCache(directory: root.appendingPathComponent("results", isDirectory: true), config: diskConfig),
+                memoryBytes: config.memoryCacheBytes)
+        } else {
+            budget = nil
+            sourceDisk = nil
+            results = nil
+        }
+        sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4)
+        slots = ResourceGate(capacity: config.maxConcurrentTransforms, maxWaiting: config.maxQueuedTransforms)
+        memory = ResourceGate(
+            capacity: config.maxMemoryBytes, maxWaiting: config.maxQueuedTransforms + config.maxConcurrentTransforms,
+            maxWait: .milliseconds(Int64(config.requestTimeout * 500)))
     }
 
     /// Finishes pending cache writes and closes the downloader's connections. In-flight
     /// requests should have ended first (the server's graceful shutdown does that).
     public func shutdown() async {
         await results?.flush()
-        await sourceCache.diskCache.flush()
+        await sourceDisk?.flush()
         await downloader.shutdown()
     }
 
     // MARK: Requests
 
-    /// Answers one image request.
+    /// Answers one image request. Cancelling the calling task (the client went away)
+    /// answers ``ProxyError/clientClosedRequest``, which the server does not send.
     ///
     /// - Parameters:
     ///   - path: the raw request path (percent-encoded, without the query).
@@ -91,16 +117,24 @@ public final class ImageProxy: Sendable {
         Self.requests.increment()
         do {
             let request = try parse(path)
-            let negotiated = request.options.format == nil
-            let format = request.options.format ?? FormatNegotiation.format(accept: accept, coder: coder)
-            let key = request.signedPart + "#" + (format?.rawValue ?? "source")
-            let image = try await render(request, format: format, key: key)
+            let choice = OutputChoice(named: request.options.format, accept: accept, coder: coder)
+            let key = fingerprint + request.signedPart + "#" + choice.cacheKey
+            let image = try await render(request, choice: choice, key: key)
             return ProxyResponse.image(
-                image, varyAccept: negotiated, signed: request.signature != "unsafe", maxAge: config.maxAge,
+                image, varyAccept: choice.isNegotiated, signed: request.signature != "unsafe", maxAge: config.maxAge,
                 ifNoneMatch: ifNoneMatch)
         } catch {
-            if error.status >= 500 { logger.warning("\(error.name): \(error.message)", metadata: ["path": "\(path.prefix(200))"]) }
-            if error == .overloaded { Self.overloads.increment() }
+            if error == .clientClosedRequest || Task.isCancelled {
+                logger.debug("client closed the request", metadata: ["path": "\(path.prefix(200))"])
+                return ProxyResponse.error(.clientClosedRequest)
+            }
+            if error == .overloaded {
+                // Counted, not logged: a flood would otherwise log one line per refusal.
+                Self.overloads.increment()
+                logger.debug("overloaded", metadata: ["path": "\(path.prefix(200))"])
+            } else if error.status >= 500 {
+                logger.warning("\(error.name): \(error.message)", metadata: ["path": "\(path.prefix(200))"])
+            }
             return ProxyResponse.error(error)
         }
     }
@@ -121,31 +155,29 @@ public final class ImageProxy: Sendable {
             throw .badSignature("The signature does not match")
         }
         let request = try ProxyPath.parse(path)
-        if request.source.scheme?.lowercased() != ExampleImages.scheme,
-           !config.allowsSource(host: request.source.host ?? "") {
+        if request.source.scheme?.lowercased() != ExampleImages.scheme, !config.sourceAllowlist.allows(request.source) {
             throw .sourceNotAllowed
         }
         return request
     }
 
     /// The result for `key`: from the caches, else rendered once for every waiting request.
-    private func render(_ request: ProxyPath, format: ImageFormat?, key: String) async throws(ProxyError) -> RenderedImage {
+    private func render(_ request: ProxyPath, choice: OutputChoice, key: String) async throws(ProxyError) -> RenderedImage {
         if let results, let hit = await results.value(forKey: key) {
             Self.resultHits.increment()
             return hit
         }
         let work: @Sendable () async -> Result<RenderedImage, ProxyError> = { [self] in
             do throws(ProxyError) {
-                return try await limiter.run { await make(request, format: format, key: key) }
+                return try await slots.run(units: 1) { await make(request, choice: choice, key: key) }
             } catch {
                 return .failure(error)
             }
         }
         let deadline = config.requestTimeout
-        // Whichever ends first: the render, or the deadline (the loser is cancelled; a
-        // cancelled wait for the render returns at once, the render itself goes on).
+        // Whichever ends first: the render, or the deadline (the loser is cancelled).
         let result = await withTaskGroup(of: Result<RenderedImage, ProxyError>?.self) { group in
-            group.addTask { await self.renders.value(forKey: key, work) }
+            group.addTask { await self.renders.value(forKey: key, work) ?? .failure(.clientClosedRequest) }
             group.addTask {
                 try? await Task.sleep(for: .seconds(deadline))
                 return Task.isCancelled ? nil : .failure(.requestTimedOut)
@@ -154,59 +186,57 @@ public final class ImageProxy: Sendable {
             while let next = await group.next() {
                 if let next { return next }
             }
-            return .failure(.requestTimedOut)
+            return .failure(.clientClosedRequest)
         }
         return try result.get()
     }
 
-    /// Loads, renders and caches one result. Runs in a transform slot.
-    private func make(_ request: ProxyPath, format: ImageFormat?, key: String) async -> Result<RenderedImage, ProxyError> {
+    /// Fetches, plans, renders and caches one result. Runs in a transform slot.
+    private func make(_ request: ProxyPath, choice: OutputChoice, key: String) async -> Result<RenderedImage, ProxyError> {
         let start = ContinuousClock.now
         Self.renderCount.increment()
-        var context = WebImageContext()
-        let box = ImageRenderer.decodeBox(for: request.options)
-        context.thumbnailPixelSize = box?.size
-        context.preserveAspectRatio = !(box?.cover ?? false)
-        let caching = config.isCacheEnabled
-        // Decoded sources stay in memory (bounded) so other outputs of the same size skip
-        // the decode; the original bytes go to disk so other sizes skip the download.
-        context.queryCacheType = caching ? .memory : .none
-        context.storeCacheType = caching ? (box == nil ? .all : .memory) : .none
-        context.originalQueryCacheType = caching ? .disk : .none
-        context.originalStoreCacheType = caching ? .disk : .none
-        // An animation arrives as its poster frame plus frames decoded on demand, so a
-        // still output of a long GIF costs one frame, and the frame limit is checked
-        // before the others are decoded. `retryFailed`: a proxy asks again each time
-        // rather than keep a source failed for an hour.
-        let options: WebImageOptions = [.retryFailed, .lazyAnimatedImage]
-        let response: ImageResponse
-        do {
-            response = try await manager.loadImage(with: request.source, options: options, context: context)
+        do throws(ProxyError) {
+            let source = try await sources.image(for: request.source)
+            let plan = try RenderPlan(data: source.data, options: request.options, config: config)
+            let renderer = ImageRenderer(
+                options: request.options, output: choice, quality: request.options.quality ?? config.defaultQuality,
+                maxSourcePixels: config.maxSourcePixels, maxOutputPixels: config.maxOutputPixels,
+                maxAnimationFrames: config.maxAnimationFrames, coder: coder)
+            let rendered = try await memory.run(units: plan.peakBytes) { [memory] in
+                Self.memoryReserved.record(memory.usedUnits)
+                Self.memoryWaits.record(memory.admittedAfterWaiting)
+                return await Self.decodeQueueResult { () throws(WebImageError) -> (Data, ImageFormat) in
+                    try renderer.render(source.data)
+                }
+            }.get()
+            let lastModified = source.lastModified.flatMap(HTTPDateFormat.parse) ?? Date()
+            let result = RenderedImage(
+                data: rendered.0, format: rendered.1,
+                etag: RenderedImage.etag(
+                    fingerprint: fingerprint, sourceValidator: source.validator, data: rendered.0,
+                    path: request.signedPart, format: rendered.1),
+                lastModified: lastModified)
+            results?.store(result, forKey: key)
+            let elapsed = (ContinuousClock.now - start).components
+            Self.renderTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            return .success(result)
         } catch {
-            return .failure(ProxyError(error))
+            return .failure(error)
         }
-        let renderer = ImageRenderer(
-            options: request.options, format: format, quality: request.options.quality ?? config.defaultQuality,
-            maxOutputPixels: config.maxOutputPixels, maxAnimationFrames: config.maxAnimationFrames, coder: coder)
-        let image = response.image
-        let rendered: (Data, ImageFormat)
+    }
+
+    /// Runs `work` on the decode queue, mapping its errors to proxy errors.
+    private static func decodeQueueResult(
+        _ work: @escaping @Sendable () throws(WebImageError) -> (Data, ImageFormat)
+    ) async -> Result<(Data, ImageFormat), ProxyError> {
         do {
-            rendered = try await DecodeQueue.shared.run { try renderer.render(image) }
+            return .success(try await DecodeQueue.shared.run { () throws -> (Data, ImageFormat) in
+                do throws(WebImageError) { return try work() } catch { throw error }
+            })
         } catch let error as WebImageError {
             return .failure(ProxyError(error))
         } catch {
             return .failure(ProxyError(WebImageError(.encodingFailed, "\(error)")))
         }
-        let validators = response.http?.validators
-        let sourceValidator = validators?.etag ?? validators?.lastModified
-        let lastModified = validators?.lastModified.flatMap(HTTPDateFormat.parse) ?? Date()
-        let result = RenderedImage(
-            data: rendered.0, format: rendered.1,
-            etag: RenderedImage.etag(sourceValidator: sourceValidator, data: rendered.0, path: request.signedPart, format: rendered.1),
-            lastModified: lastModified)
-        results?.store(result, forKey: key)
-        let elapsed = (ContinuousClock.now - start).components
-        Self.renderTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
-        return .success(result)
     }
 }

@@ -2,18 +2,22 @@ import Foundation
 import WebImage
 import WebImageCodecs
 
-/// Turns a decoded source into the proxy's output: resize (fit or fill with gravity),
-/// blur, frame and pixel limits, encode. Blocking CPU work: runs on ``DecodeQueue``.
+/// Turns a source's bytes into the proxy's output: decode at the planned size, resize
+/// (fit or fill with gravity), blur, frame and pixel limits, encode. Blocking CPU work:
+/// runs on ``DecodeQueue``.
+///
+/// An animated output (``OutputChoice``) is decoded, transformed and encoded one frame
+/// at a time (``AnimatedImage``), so its memory is a canvas and a frame, not every frame.
 struct ImageRenderer: Sendable {
     var options: ProxyOptions
-    /// The output format; `nil` picks the source's family (see ``sourceFamilyFormat(_:)``).
-    var format: ImageFormat?
+    var output: OutputChoice
     var quality: Int
+    var maxSourcePixels: Int
     var maxOutputPixels: Int
     var maxAnimationFrames: Int
-    var coder: any ImageCoder
+    var coder: CoverDecodingCoder
 
-    /// The decode the manager is asked for: a fit box for `fit`, a cover box (as
+    /// The decode the coder is asked for: a fit box for `fit`, a cover box (as
     /// `preserveAspectRatio == false`, see ``CoverDecodingCoder``) for `fill`; `nil`
     /// decodes the source at its own size.
     static func decodeBox(for options: ProxyOptions) -> (size: PixelSize, cover: Bool)? {
@@ -26,59 +30,66 @@ struct ImageRenderer: Sendable {
         }
     }
 
-    /// The output for a source of `format` when the client accepts neither AVIF nor WebP:
-    /// JPEG stays JPEG, GIF stays GIF (animations too), everything else becomes PNG when
-    /// it has transparency and JPEG when it has none.
-    static func sourceFamilyFormat(_ image: DecodedImage) -> ImageFormat {
-        switch image.format {
-        case .jpeg: .jpeg
-        case .gif: .gif
-        case .png, .apng: .png
-        default: image.hasAlpha ? .png : .jpeg
+    /// The decode options for this request's box.
+    var decodeOptions: ImageDecodeOptions {
+        var decode = ImageDecodeOptions(maxPixelCount: maxSourcePixels)
+        if let box = Self.decodeBox(for: options) {
+            decode.thumbnailPixelSize = box.size
+            decode.preserveAspectRatio = !box.cover
         }
+        return decode
     }
 
-    /// Renders `image`.
+    /// Renders `data`.
     ///
     /// - Throws: ``WebImageError/Code/imageTooLarge`` past the frame or output-pixel
-    ///   limits, ``WebImageError/Code/unsupportedFormat`` when no encoder is installed,
+    ///   limits, ``WebImageError/Code/badImageData`` for data that does not decode,
+    ///   ``WebImageError/Code/unsupportedFormat`` when no encoder is installed,
     ///   ``WebImageError/Code/encodingFailed``.
-    func render(_ image: DecodedImage) throws(WebImageError) -> (Data, ImageFormat) {
-        let output = format ?? Self.sourceFamilyFormat(image)
-        var source = try frames(of: image, animated: output == .gif)
-        source = try resized(source)
-        let (pixels, overflow) = source.width.multipliedReportingOverflow(by: source.height * source.frames.count)
-        if overflow || pixels > maxOutputPixels {
-            throw WebImageError.imageTooLarge("The output exceeds the limit of \(maxOutputPixels) pixels")
-        }
-        if options.blur > 0, let blurred = source.mapFrames({ $0.blurred(radius: options.blur * options.dpr) }) {
-            source = blurred
-        }
+    func render(_ data: Data) throws(WebImageError) -> (Data, ImageFormat) {
+        let image = try DecodedImage.decodingLazily(data, options: decodeOptions, coder: coder)
+        let (format, animated) = output.resolve(source: image.format, frameCount: image.frameCount, hasAlpha: image.hasAlpha)
         let encodeOptions = ImageEncodeOptions(quality: Double(quality) / 100)
-        return (try coder.encode(source, as: output, options: encodeOptions), output)
+        if animated, let animation = image.animation {
+            if animation.info.frameCount > maxAnimationFrames {
+                throw .imageTooLarge("\(animation.info.frameCount) frames exceed the limit of \(maxAnimationFrames)")
+            }
+            let geometry = try geometry(for: animation.info.frameSize)
+            try checkOutput(geometry.output, frames: animation.info.frameCount)
+            let transformed = animation.transformed(key: "proxy") { frame, _ in
+                guard let pixels = self.apply(geometry, to: frame.pixels) else { return nil }
+                return ImageFrame(pixels: pixels, duration: frame.duration)
+            }
+            return (try transformed.encoded(as: format, options: encodeOptions), format)
+        }
+        guard let first = image.frames.first?.pixels else { throw .badImageData("The image has no frames") }
+        let geometry = try geometry(for: PixelSize(width: first.width, height: first.height))
+        try checkOutput(geometry.output, frames: 1)
+        guard let pixels = apply(geometry, to: first) else { throw .badImageData("The image could not be resized") }
+        let still = DecodedImage(pixels: pixels, format: image.format, scale: image.scale, orientation: image.orientation)
+        return (try coder.encode(still, as: format, options: encodeOptions), format)
     }
 
-    /// The frames to render: every frame for an animated output (a lazy animation is
-    /// decoded here, after its frame count passed the limit), else a still of the first.
-    private func frames(of image: DecodedImage, animated: Bool) throws(WebImageError) -> DecodedImage {
-        guard animated, image.frameCount > 1 else {
-            return DecodedImage(pixels: image.pixels, format: image.format, scale: image.scale, orientation: image.orientation)
+    private func checkOutput(_ size: PixelSize, frames: Int) throws(WebImageError) {
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height * frames)
+        if overflow || pixels > maxOutputPixels {
+            throw .imageTooLarge("The output exceeds the limit of \(maxOutputPixels) pixels")
         }
-        if image.frameCount > maxAnimationFrames {
-            throw WebImageError.imageTooLarge("\(image.frameCount) frames exceed the limit of \(maxAnimationFrames)")
-        }
-        let all = try image.animation?.decodedImage() ?? image
-        guard let plain = DecodedImage(frames: all.frames, format: all.format, loopCount: all.loopCount, scale: all.scale) else {
-            throw WebImageError.badImageData("The animation has no frames")
-        }
-        return plain
+    }
+
+    /// Where to crop a decoded frame of `size` and what size to resample the crop to.
+    struct Geometry {
+        var crop: PixelRect
+        var output: PixelSize
+        var source: PixelSize
     }
 
     /// The resize step: the decode already fitted (or covered) the box, so this mostly
     /// crops; it resamples only what the decoder could not do exactly.
-    private func resized(_ image: DecodedImage) throws(WebImageError) -> DecodedImage {
+    func geometry(for size: PixelSize) throws(WebImageError) -> Geometry {
         let box = options.pixelBox
-        let w = image.width, h = image.height
+        let w = size.width, h = size.height
+        guard w > 0, h > 0 else { throw .badImageData("The image is empty") }
         var crop = PixelRect(x: 0, y: 0, width: w, height: h)
         var out = PixelSize(width: w, height: h)
         if box.width > 0 && box.height > 0 && options.mode != .fit {
@@ -98,26 +109,31 @@ struct ImageRenderer: Sendable {
                 crop.height = min(h, box.height)
                 out = PixelSize(width: crop.width, height: crop.height)
             }
-            (crop.x, crop.y) = origin(of: crop, in: image)
+            (crop.x, crop.y) = origin(of: crop, in: size)
         } else if box.width > 0 || box.height > 0 {
             let sw = box.width > 0 ? Double(box.width) / Double(w) : .infinity
             let sh = box.height > 0 ? Double(box.height) / Double(h) : .infinity
             let scale = min(1, sw, sh)
             out = PixelSize(width: max(1, Int((Double(w) * scale).rounded())), height: max(1, Int((Double(h) * scale).rounded())))
         }
-        if crop.width == w && crop.height == h && out.width == w && out.height == h { return image }
-        let result = image.mapFrames { frame in
-            let kept = crop.width == w && crop.height == h ? frame : frame.cropped(to: crop)
-            guard let kept else { return nil }
-            return kept.width == out.width && kept.height == out.height ? kept : kept.resampled(width: out.width, height: out.height)
+        return Geometry(crop: crop, output: out, source: size)
+    }
+
+    /// Crops, resamples and blurs one frame; `nil` when it does not have the planned size.
+    func apply(_ geometry: Geometry, to pixels: PixelBuffer) -> PixelBuffer? {
+        guard pixels.width == geometry.source.width, pixels.height == geometry.source.height else { return nil }
+        let whole = geometry.crop.width == pixels.width && geometry.crop.height == pixels.height
+        guard var result = whole ? pixels : pixels.cropped(to: geometry.crop) else { return nil }
+        if result.width != geometry.output.width || result.height != geometry.output.height {
+            result = result.resampled(width: geometry.output.width, height: geometry.output.height)
         }
-        guard let result else { throw WebImageError.badImageData("The image could not be resized") }
+        if options.blur > 0 { result = result.blurred(radius: options.blur * options.dpr) }
         return result
     }
 
     /// Where a crop of `crop`'s size sits for the gravity.
-    private func origin(of crop: PixelRect, in image: DecodedImage) -> (Int, Int) {
-        let dx = image.width - crop.width, dy = image.height - crop.height
+    private func origin(of crop: PixelRect, in size: PixelSize) -> (Int, Int) {
+        let dx = size.width - crop.width, dy = size.height - crop.height
         switch options.gravity {
         case .center, .smart: return (dx / 2, dy / 2)
         case .north: return (dx / 2, 0)

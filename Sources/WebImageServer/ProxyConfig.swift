@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import WebImage
+import WebImageCodecs
 
 /// Settings of an ``ImageProxy``, fixed when it starts.
 ///
@@ -24,6 +26,14 @@ public struct ProxyConfig: Sendable {
     /// Source host patterns (`--allow-host`): `example.com`, `.example.com` (the name and
     /// every name under it) or an address literal. Empty, the default, allows any host.
     public var allowedHosts: [String] = [] { didSet { allowedHosts = allowedHosts.map { $0.lowercased() } } }
+    /// Source URL prefixes (`--allow-source`, imgproxy's `IMGPROXY_ALLOWED_SOURCES`),
+    /// `*` matching any run of characters but `/`. Default none. A source passes when it
+    /// matches a host pattern or a prefix; with neither list, any source passes. Checked on
+    /// the source and on every redirect hop (``HopPolicy``).
+    public var allowedSources: [String] = []
+
+    /// ``allowedHosts`` and ``allowedSources`` as the downloader's allowlist.
+    public var sourceAllowlist: SourceAllowlist { SourceAllowlist(hosts: allowedHosts, urlPrefixes: allowedSources) }
 
     // MARK: Limits
 
@@ -48,6 +58,23 @@ public struct ProxyConfig: Sendable {
     /// Requests that may wait for a transform slot; one more gets 503 with `Retry-After`.
     /// Default 256; clamped to 0…100,000.
     public var maxQueuedTransforms = 256 { didSet { maxQueuedTransforms = Self.clamp(maxQueuedTransforms, 0...100_000) } }
+    /// Bytes of decoded pixels all requests may hold at once (`--max-memory`): each request
+    /// reserves its planned peak (source at its decode size, intermediates, output, every
+    /// frame of an animated output) from the source's header before anything is decoded,
+    /// and waits for room when the budget is spent; a request that waited half the request
+    /// timeout gets 503 with `Retry-After`. One request larger than the whole budget runs
+    /// when nothing else does. Default a quarter of physical memory, at least 256 MiB and
+    /// at most 8 GiB; clamped to 16 MiB…1 TiB.
+    public var maxMemoryBytes = ProxyConfig.defaultMaxMemoryBytes {
+        didSet { maxMemoryBytes = Self.clamp(maxMemoryBytes, (16 << 20)...(1 << 40)) }
+    }
+    /// Threads for disk-cache reads (`--io-threads`). Default 4; clamped to 1…256.
+    public var ioThreads = 4 { didSet { ioThreads = Self.clamp(ioThreads, 1...256) } }
+
+    /// A quarter of physical memory, kept within 256 MiB…8 GiB.
+    public static var defaultMaxMemoryBytes: Int {
+        clamp(Int(clamping: ProcessInfo.processInfo.physicalMemory / 4), (256 << 20)...(8 << 30))
+    }
 
     // MARK: Caching and responses
 
@@ -57,7 +84,19 @@ public struct ProxyConfig: Sendable {
     /// Where the disk caches live; `nil`, the default, is the library's cache directory
     /// under the namespace `webimage-serve`.
     public var cacheDirectory: URL?
-    /// Bytes of encoded results kept in memory. Default 256 MiB; clamped to 0…64 GiB.
+    /// Bytes of cached sources and results on disk, together, for every instance sharing
+    /// ``cacheDirectory`` (`--cache-max-size`): trimmed while serving, least recently read
+    /// first, down to 80 % whenever a write passes the limit (see ``DiskBudget``). Default
+    /// 1 GiB; clamped to 1 MiB…16 TiB.
+    public var maxCacheBytes = 1 << 30 { didSet { maxCacheBytes = Self.clamp(maxCacheBytes, (1 << 20)...(1 << 44)) } }
+    /// Seconds a cached source or result may go unread before it is removed
+    /// (`--cache-max-age`). Default one week; clamped to 60 s…10 years (NaN gives the default).
+    public var maxCacheAge: TimeInterval = 7 * 24 * 3600 {
+        didSet { maxCacheAge = maxCacheAge.isNaN ? 7 * 24 * 3600 : min(max(maxCacheAge, 60), 315_360_000) }
+    }
+    /// Bytes of encoded results kept in memory; a quarter as much again holds recently
+    /// used sources' bytes, shared by the requests that read them. Default 256 MiB;
+    /// clamped to 0…64 GiB.
     public var memoryCacheBytes = 256 << 20 { didSet { memoryCacheBytes = Self.clamp(memoryCacheBytes, 0...(64 << 30)) } }
     /// `Cache-Control: max-age` of image responses, in seconds. Default one year;
     /// clamped to 0…10 years.
@@ -72,12 +111,32 @@ public struct ProxyConfig: Sendable {
         min(max(value, range.lowerBound), range.upperBound)
     }
 
-    /// Whether `host` matches ``allowedHosts`` (always, when the list is empty).
-    func allowsSource(host: String) -> Bool {
-        guard !allowedHosts.isEmpty else { return true }
-        let name = host.lowercased()
-        return allowedHosts.contains { pattern in
-            pattern == name || (pattern.hasPrefix(".") && (name.hasSuffix(pattern) || "." + name == pattern))
-        }
+    // MARK: Fingerprint
+
+    /// The revision of the proxy's imaging code: raised whenever a change makes the same
+    /// request give other bytes, so results cached by an older build are not served.
+    public static let engineRevision = "2026-11-25.1"
+
+    /// Every setting that can change the bytes of a result, as name/value pairs. A new
+    /// setting that shapes output belongs here.
+    public var fingerprintFields: [(String, String)] {
+        [
+            ("engine", Self.engineRevision),
+            ("codecs", CodecLibraries.summary),
+            ("quality", "\(defaultQuality)"),
+            ("maxSourcePixels", "\(maxSourcePixels)"),
+            ("maxOutputPixels", "\(maxOutputPixels)"),
+            ("maxAnimationFrames", "\(maxAnimationFrames)"),
+        ]
+    }
+
+    /// A hash of ``fingerprintFields`` (16 hex digits): part of every result's cache key
+    /// and ETag, so a changed setting never serves bytes made under the old one, and
+    /// instances with different settings sharing a cache directory never serve each
+    /// other's results.
+    public var fingerprint: String {
+        var hash = SHA256()
+        for (name, value) in fingerprintFields { hash.update(data: Array("\(name)=\(value)\n".utf8)) }
+        return hash.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -3,10 +3,11 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Prometheus
+import Synchronization
 
 /// Routes requests to the proxy and the service's own pages; see ``ProxyServer``.
 struct ProxyResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ProxyRequestContext
 
     let proxy: ImageProxy
     let metrics: PrometheusCollectorRegistry?
@@ -24,9 +25,9 @@ struct ProxyResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         guard request.method == .get || request.method == .head else {
-            return Self.response(ProxyResponse(
-                status: 405, headers: [("Allow", "GET, HEAD"), ("Content-Type", "application/json")],
-                body: ProxyError(status: 405, code: 3005, name: "methodNotAllowed", message: "Only GET and HEAD").body))
+            var answer = ProxyResponse.error(.methodNotAllowed)
+            answer.headers.append(("Allow", "GET, HEAD"))
+            return Self.response(answer)
         }
         let path = request.uri.path
         switch path {
@@ -55,14 +56,49 @@ struct ProxyResponder: HTTPResponder {
                     body: example.data))
             }
             let start = ContinuousClock.now
-            let answer = await proxy.respond(
-                path: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
+            let answer = await Self.untilClosed(context.channel) {
+                await proxy.respond(path: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
+            }
             // One structured line per image request (debug: a busy proxy answers thousands a second).
             context.logger.debug("image request", metadata: [
                 "status": "\(answer.status)", "path": "\(path.prefix(300))",
                 "ms": "\(String(format: "%.1f", (ContinuousClock.now - start) / .milliseconds(1)))",
             ])
             return Self.response(answer)
+        }
+    }
+
+    /// Runs `work` until it ends or `channel` closes (the client went away), whichever is
+    /// first; then the work's task is cancelled and the answer is
+    /// ``ProxyError/clientClosedRequest``, which no one will read.
+    static func untilClosed(_ channel: any Channel, _ work: @escaping @Sendable () async -> ProxyResponse) async -> ProxyResponse {
+        await withTaskGroup(of: ProxyResponse?.self) { group in
+            group.addTask { await work() }
+            group.addTask { await closed(channel) ? .error(.clientClosedRequest) : nil }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let next { return next }
+            }
+            return .error(.clientClosedRequest)
+        }
+    }
+
+    /// Waits until the client on `channel` went away (`true`, see
+    /// ``ClientClosureHandler``) or the task is cancelled (`false`). A future's `get()`
+    /// alone would ignore the cancellation and hold the request open as long as the
+    /// keep-alive connection lives.
+    private static func closed(_ channel: any Channel) async -> Bool {
+        let waiter = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.withLock { $0 = continuation }
+                if Task.isCancelled { waiter.withLock { $0.take() }?.resume(returning: false) }
+                ClientClosureHandler.clientGone(on: channel).whenComplete { _ in
+                    waiter.withLock { $0.take() }?.resume(returning: true)
+                }
+            }
+        } onCancel: {
+            waiter.withLock { $0.take() }?.resume(returning: false)
         }
     }
 

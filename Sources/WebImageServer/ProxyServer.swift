@@ -37,7 +37,7 @@ public struct ProxyServer: Sendable {
         let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: idle)),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ClientClosureHandler()], idleTimeout: idle)),
             configuration: .init(address: .hostname(host, port: port), serverName: "webimage"),
             services: [ProxyShutdownService(proxy: proxy)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },

@@ -18,10 +18,12 @@ public struct RenderedImage: Sendable, Hashable {
         self.lastModified = lastModified
     }
 
-    /// The ETag of a result: a hash of the source's own validator (its ETag or
-    /// Last-Modified; the output bytes when it sent neither), the signed path and the format.
-    static func etag(sourceValidator: String?, data: Data, path: String, format: ImageFormat) -> String {
+    /// The ETag of a result: a hash of the server's settings fingerprint, the source's own
+    /// validator (its ETag or Last-Modified; the output bytes when it sent neither), the
+    /// signed path and the format.
+    static func etag(fingerprint: String, sourceValidator: String?, data: Data, path: String, format: ImageFormat) -> String {
         var hash = SHA256()
+        hash.update(data: Array("\(fingerprint)\n".utf8))
         if let sourceValidator {
             hash.update(data: Array(sourceValidator.utf8))
         } else {

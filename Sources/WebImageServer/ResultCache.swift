@@ -1,8 +1,9 @@
 import Foundation
 import WebImage
 
-/// Encoded proxy results by key (signed path + negotiated format): a bounded memory
-/// cache in front of a ``DiskCache`` that several processes may share.
+/// Encoded proxy results by key (settings fingerprint + signed path + output choice): a
+/// bounded memory cache in front of a ``DiskCache`` that several processes may share,
+/// bounded with the source cache by one ``DiskBudget``.
 ///
 /// Memory lookups run on the caller's task; disk reads and writes run on the library's
 /// blocking-I/O pool (inside ``DiskCache``).
@@ -10,9 +11,9 @@ final class ResultCache: Sendable {
     let memory: MemoryCache<String, RenderedImage>
     let disk: DiskCache
 
-    init(directory: URL, memoryBytes: Int) {
+    init(disk: DiskCache, memoryBytes: Int) {
         memory = MemoryCache(totalCostLimit: max(1, memoryBytes))
-        disk = DiskCache(directory: directory)
+        self.disk = disk
     }
 
     /// From memory, else from disk (then kept in memory too).

@@ -57,11 +57,23 @@ struct ProxyPathTests {
 
     @Test func negotiatesFromAccept() {
         let coder = ImageCodersManager.shared
-        #expect(FormatNegotiation.format(accept: "image/webp,image/*,*/*;q=0.8", coder: coder) == .webp)
-        #expect(FormatNegotiation.format(accept: "image/webp;q=0, image/*", coder: coder) == nil)
-        #expect(FormatNegotiation.format(accept: "image/png,*/*", coder: coder) == nil)
-        #expect(FormatNegotiation.format(accept: nil, coder: coder) == nil)
-        let avif = FormatNegotiation.format(accept: "image/avif,image/webp", coder: coder)
-        #expect(avif == (coder.canEncode(to: .avif) ? .avif : .webp))
+        func still(_ accept: String?) -> ImageFormat {
+            OutputChoice(named: nil, accept: accept, coder: coder).resolve(source: .jpeg, frameCount: 1, hasAlpha: false).0
+        }
+        #expect(still("image/webp,image/*,*/*;q=0.8") == .webp)
+        #expect(still("image/webp;q=0, image/*") == .jpeg)
+        #expect(still("image/png,*/*") == .jpeg)
+        #expect(still(nil) == .jpeg)
+        #expect(still("image/avif,image/webp") == (coder.canEncode(to: .avif) ? .avif : .webp))
+        // An animated source stays animated: WebP when accepted (AVIF never), else GIF.
+        let browser = OutputChoice(named: nil, accept: "image/avif,image/webp,image/*", coder: coder)
+        #expect(browser.resolve(source: .gif, frameCount: 4, hasAlpha: false) == (.webp, true))
+        let old = OutputChoice(named: nil, accept: "image/*", coder: coder)
+        #expect(old.resolve(source: .webp, frameCount: 4, hasAlpha: false) == (.gif, true))
+        // A named format wins; only GIF and WebP keep frames.
+        let named = OutputChoice(named: .png, accept: "image/webp", coder: coder)
+        #expect(named.resolve(source: .gif, frameCount: 4, hasAlpha: true) == (.png, false))
+        #expect(!named.isNegotiated && named.cacheKey == "png")
+        #expect(browser.cacheKey == (coder.canEncode(to: .avif) ? "auto+avif+webp" : "auto+webp"))
     }
 }

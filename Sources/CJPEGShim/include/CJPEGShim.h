@@ -128,4 +128,7 @@ wi_jpeg_status wi_jenc_write_rows(wi_jpeg_encoder *e, const uint8_t *base, size_
 /// Finishes the file; `*bytes` stays valid until wi_jenc_destroy.
 wi_jpeg_status wi_jenc_finish(wi_jpeg_encoder *e, const uint8_t **bytes, size_t *count);
 
+/// libjpeg-turbo's version number (2001005 for 2.1.5).
+int wi_jpeg_library_version(void);
+
 #endif

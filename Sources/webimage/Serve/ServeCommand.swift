@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import CMalloc
+#endif
 import Foundation
 import Logging
 import Metrics
@@ -35,8 +38,10 @@ struct ServeCommand: AsyncParsableCommand {
     var allowPrivateAddresses = false
     @Option(help: "Let the SSRF guard pass this network (CIDR, e.g. 10.1.0.0/16). Repeatable.")
     var allowNetwork: [String] = []
-    @Option(help: "Only fetch sources from this host (`.example.com` includes subdomains). Repeatable.")
+    @Option(help: "Only fetch sources from this host (`.example.com` includes subdomains). Repeatable. Checked on every redirect hop.")
     var allowHost: [String] = []
+    @Option(help: "Only fetch sources whose URL starts with this prefix (`*` matches anything but `/`), as IMGPROXY_ALLOWED_SOURCES. Repeatable. Checked on every redirect hop.")
+    var allowSource: [String] = []
     @Option(parsing: .unconditional, help: "Largest source image in pixels, all frames together (1…1000000000).")
     var maxSourcePixels = 50_000_000
     @Option(parsing: .unconditional, help: "Largest source body in bytes (1024…4294967296).")
@@ -54,6 +59,16 @@ struct ServeCommand: AsyncParsableCommand {
     var maxQueue = 256
     @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (0…315360000).")
     var maxAge = 31_536_000
+    @Option(parsing: .unconditional, help: "Bytes of sources and results on disk, together, for every instance sharing --cache-dir (1048576…17592186044416; default 1 GiB). Trimmed while serving, least recently read first.")
+    var cacheMaxSize = 1 << 30
+    @Option(parsing: .unconditional, help: "Seconds a cached source or result may go unread before it is removed (60…315360000; default one week).")
+    var cacheMaxAge = 604_800.0
+    @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (1…100).")
+    var quality = 80
+    @Option(parsing: .unconditional, help: "Bytes of decoded pixels all requests may hold at once (16777216…1099511627776; default a quarter of RAM, 256 MiB…8 GiB). Requests wait for room, then 503.")
+    var maxMemory: Int?
+    @Option(parsing: .unconditional, help: "Threads reading the disk caches (1…256).")
+    var ioThreads = 4
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -65,6 +80,13 @@ struct ServeCommand: AsyncParsableCommand {
         try NumericOption.check(maxAnimationFrames, "--max-animation-frames", in: 1...10_000, "a frame count")
         try NumericOption.check(maxQueue, "--max-queue", in: 0...100_000, "a request count")
         try NumericOption.check(maxAge, "--max-age", in: 0...315_360_000, "seconds")
+        try NumericOption.check(cacheMaxSize, "--cache-max-size", in: (1 << 20)...(1 << 44), "a byte count")
+        guard cacheMaxAge.isFinite, (60...315_360_000).contains(cacheMaxAge) else {
+            throw ValidationError("--cache-max-age must be a number of seconds from 60 to 315360000; got \(cacheMaxAge)")
+        }
+        try NumericOption.check(quality, "--quality", in: 1...100, "a quality")
+        if let maxMemory { try NumericOption.check(maxMemory, "--max-memory", in: (16 << 20)...(1 << 40), "a byte count") }
+        try NumericOption.check(ioThreads, "--io-threads", in: 1...256, "a thread count")
         if let maxConcurrentTransforms {
             try NumericOption.check(maxConcurrentTransforms, "--max-concurrent-transforms", in: 1...1024, "a count")
         }
@@ -96,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        Self.tuneAllocator()
         var logger = Logger(label: "webimage.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let registry = PrometheusCollectorRegistry()
@@ -119,6 +142,12 @@ struct ServeCommand: AsyncParsableCommand {
         config.allowsPrivateAddresses = allowPrivateAddresses
         config.allowedNetworks = allowNetwork.compactMap(IPNetwork.init)
         config.allowedHosts = allowHost
+        config.allowedSources = allowSource
+        config.maxCacheBytes = cacheMaxSize
+        config.maxCacheAge = cacheMaxAge
+        config.defaultQuality = quality
+        if let maxMemory { config.maxMemoryBytes = maxMemory }
+        config.ioThreads = ioThreads
         config.maxSourcePixels = maxSourcePixels
         config.maxSourceBytes = maxSourceBytes
         config.maxOutputPixels = maxOutputPixels
@@ -134,5 +163,18 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.run { port in
             FileHandle.standardError.write(Data("webimage serve: listening on http://\(shownHost):\(port) (gallery: /gallery)\n".utf8))
         }
+    }
+
+    /// Pixel buffers come and go in multi-megabyte blocks. glibc raises its mmap threshold
+    /// to the size of the last freed mapping (up to 32 MB), after which such blocks come
+    /// from the per-thread arenas and stay resident after they are freed, so the process
+    /// would keep the peak of every thread instead of what `--max-memory` allows at once.
+    /// A fixed threshold of 256 KiB returns every large buffer on free, and two arenas per
+    /// core bound the small-object heaps.
+    static func tuneAllocator() {
+        #if canImport(Glibc)
+        _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
+        _ = mallopt(M_ARENA_MAX, Int32(2 * ProcessInfo.processInfo.activeProcessorCount))
+        #endif
     }
 }

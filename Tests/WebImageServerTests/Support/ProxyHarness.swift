@@ -35,14 +35,20 @@ final class ProxyHarness: Sendable {
         client = ProxyClient(port: port)
     }
 
-    /// Starts a server with `config` (its cache directory replaced by a fresh one).
-    static func start(_ config: ProxyConfig, metrics: PrometheusCollectorRegistry? = nil) async throws -> ProxyHarness {
+    /// Starts a server with `config` (its cache directory replaced by `directory`, by
+    /// default a fresh one) logging to `logger` (by default nowhere).
+    static func start(
+        _ config: ProxyConfig, metrics: PrometheusCollectorRegistry? = nil, directory: URL? = nil, logger: Logger? = nil
+    ) async throws -> ProxyHarness {
         var config = config
-        let directory = FileManager.default.temporaryDirectory
+        let directory = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-serve-tests-\(UUID().uuidString)", isDirectory: true)
         config.cacheDirectory = directory
-        var logger = Logger(label: "proxy-test")
-        logger.logLevel = .critical
+        let logger = logger ?? {
+            var quiet = Logger(label: "proxy-test")
+            quiet.logLevel = .critical
+            return quiet
+        }()
         let proxy = ImageProxy(config: config, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = ProxyServer(proxy: proxy, host: "127.0.0.1", port: 0, metrics: metrics, logger: logger)

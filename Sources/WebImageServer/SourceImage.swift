@@ -1,0 +1,51 @@
+import Foundation
+import WebImageCodecs
+
+/// A source's encoded bytes and what the proxy keeps of its HTTP response: the
+/// validators its results' ETag and `Last-Modified` derive from.
+struct SourceImage: Sendable {
+    var data: Data
+    /// The source's `ETag`, verbatim.
+    var etag: String?
+    /// The source's `Last-Modified`, verbatim.
+    var lastModified: String?
+
+    /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.
+    var validator: String? { etag ?? lastModified }
+
+    // MARK: Disk form
+
+    private static let magic = Array("WISRC1\n".utf8)
+
+    private struct Meta: Codable {
+        var etag: String?
+        var lastModified: String?
+    }
+
+    /// `WISRC1\n`, one JSON line of validators, then the bytes: one file per source,
+    /// written at once, so a reader in another process sees a whole entry or none.
+    var serialized: Data {
+        var out = Data(Self.magic)
+        // Two optional strings always encode.
+        out.append((try? JSONEncoder().encode(Meta(etag: etag, lastModified: lastModified))) ?? Data("{}".utf8))
+        out.append(UInt8(ascii: "\n"))
+        out.append(data)
+        return out
+    }
+
+    init(data: Data, etag: String? = nil, lastModified: String? = nil) {
+        self.data = data
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// Reads ``serialized``; `nil` for anything else (a damaged or foreign file).
+    init?(serialized: Data) {
+        let start = serialized.startIndex + Self.magic.count
+        guard serialized.starts(with: Self.magic),
+              let newline = serialized[start...].firstIndex(of: UInt8(ascii: "\n")),
+              let meta = try? JSONDecoder().decode(Meta.self, from: serialized[start..<newline])
+        else { return nil }
+        self.init(data: Data(serialized[(newline + 1)...]), etag: meta.etag, lastModified: meta.lastModified)
+    }
+}
