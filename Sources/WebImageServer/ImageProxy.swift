@@ -70,7 +70,7 @@ public final class ImageProxy: Sendable {
             sources: allowlist.isEmpty ? nil : allowlist,
             addresses: config.allowsPrivateAddresses ? nil : AddressPolicy(
                 refusedKinds: Set(IPAddress.Kind.allCases).subtracting([.global]).subtracting(config.allowedAddressKinds),
-                allowedNetworks: config.allowedNetworks))
+                allowedNetworks: config.allowedNetworks, resolver: config.hostResolver))
         downloads.maxResponseBytes = config.maxSourceBytes
         downloads.downloadTimeout = config.requestTimeout
         downloads.maxConcurrentDownloads = max(16, config.maxConcurrentTransforms)

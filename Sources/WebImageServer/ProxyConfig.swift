@@ -50,6 +50,9 @@ public struct ProxyConfig: Sendable {
     /// (`IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES`, `…_LINK_LOCAL_…`, `…_PRIVATE_…`).
     /// Default none (imgproxy allows private addresses by default; this server does not).
     public var allowedAddressKinds: Set<IPAddress.Kind> = []
+    /// Resolves source host names for the SSRF guard. Default ``SystemHostResolver``
+    /// (its own thread pool, 5 s per lookup).
+    public var hostResolver: any HostResolving = SystemHostResolver()
     /// Where the watermark image is downloaded from at start (`IMGPROXY_WATERMARK_URL`,
     /// `--watermark-url`), when ``OutputSettings/watermark`` has none.
     public var watermarkURL: URL?
