@@ -35,7 +35,7 @@ bench: deps
 HARDENING_SUITES := MustFailFileTests|TruncatedFileTests|DecompressionBombTests|FuzzRegressionTests
 CORPUS ?= $(if $(WEBIMAGE_CORPUS),$(WEBIMAGE_CORPUS),Tests/Fixtures/corpus)
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= sniff jpeg png gif webp avif heif jxl incremental animated diskcache
+FUZZ_TARGETS ?= sniff jpeg png gif webp avif heif jxl incremental animated diskcache proxypath
 FUZZ_FLAGS ?= -max_len=65536 -rss_limit_mb=1024 -timeout=20
 
 # The hostile-file suites under AddressSanitizer, on every corpus file (not only the small ones).
@@ -62,7 +62,7 @@ fuzz: deps
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DWEBIMAGE_LIBFUZZER
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  case $$t in jpeg|png|gif|webp) dirs=$$t ;; avif) dirs="avif ../generated" ;; heif) dirs="heic ../generated" ;; \
-	    jxl) dirs="other ../generated" ;; animated) dirs="gif png webp" ;; sniff) dirs="jpeg png gif webp avif heic other" ;; *) dirs="jpeg png gif webp" ;; esac; \
+	    jxl) dirs="other ../generated" ;; animated) dirs="gif png webp" ;; sniff) dirs="jpeg png gif webp avif heic other" ;; proxypath) dirs="../fuzz-seeds/proxypath" ;; *) dirs="jpeg png gif webp" ;; esac; \
 	  mkdir -p fuzz-corpus/$$t fuzz-out/$$t; \
 	  for d in $$dirs; do \
 	    find $(CORPUS)/$$d -type f -size -64k -exec cp -n {} fuzz-corpus/$$t/ \; ; \

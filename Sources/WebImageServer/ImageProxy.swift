@@ -227,6 +227,7 @@ public final class ImageProxy: Sendable {
                     limits: RenderLimits(maxSourcePixels: config.maxSourcePixels, maxOutputPixels: config.maxOutputPixels,
                                          maxAnimationFrames: config.maxAnimationFrames),
                     output: config.output, watermark: watermarkImage)
+                try Self.typed { () throws(WebImageError) in try renderer.checkPlannedOutput(header) }
                 let peak = MemoryEstimate.peakBytes(renderer: renderer, header: header, config: config)
                 output = try await memory.run(units: peak) { [memory] in
                     Self.memoryReserved.record(memory.usedUnits)
@@ -260,6 +261,11 @@ public final class ImageProxy: Sendable {
         let skipped = config.output.skipProcessingFormats.union(options.skipProcessing)
         guard options.raw || (skipped.contains(format) && (options.format == nil || options.format == format)) else { return nil }
         return ImageRenderer.Output(data: source.data, format: format, size: header?.displaySize ?? PixelSize(width: 0, height: 0))
+    }
+
+    /// Runs `body`, mapping its library error to a proxy error.
+    private static func typed(_ body: () throws(WebImageError) -> Void) throws(ProxyError) {
+        do throws(WebImageError) { try body() } catch { throw ProxyError(error) }
     }
 
     /// Runs `work` on the decode queue, mapping its errors to proxy errors.

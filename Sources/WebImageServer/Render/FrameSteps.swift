@@ -86,9 +86,9 @@ struct FrameSteps: Sendable {
 
     /// `rect` scaled by `fx`, `fy`, each side at least 1.
     private static func scaled(_ rect: PixelRect, _ fx: Double, _ fy: Double) -> PixelRect {
-        let x = Int((Double(rect.x) * fx).rounded()), y = Int((Double(rect.y) * fy).rounded())
-        let width = max(1, Int((Double(rect.width) * fx).rounded()))
-        let height = max(1, Int((Double(rect.height) * fy).rounded()))
+        let x = ProcessingPlan.round(Double(rect.x) * fx), y = ProcessingPlan.round(Double(rect.y) * fy)
+        let width = max(1, ProcessingPlan.round(Double(rect.width) * fx))
+        let height = max(1, ProcessingPlan.round(Double(rect.height) * fy))
         return PixelRect(x: x, y: y, width: width, height: height)
     }
 

@@ -60,6 +60,16 @@ struct ImageRenderer: Sendable {
         return (decode, final)
     }
 
+    /// Refuses, from the header alone, a result larger than the output limit (before any
+    /// memory is reserved or pixel decoded).
+    ///
+    /// - Throws: ``WebImageError/Code/imageTooLarge``.
+    func checkPlannedOutput(_ header: ImageHeader?) throws(WebImageError) {
+        guard let header else { return }
+        let plan = ProcessingPlan(source: finalSize(of: header), options: options, maxResultDimension: maxResultDimension)
+        try checkOutput(plan.outputSize(options), frames: 1)
+    }
+
     /// Renders `data`, whose header is `header` (`nil` when unreadable: decoded whole).
     ///
     /// - Throws: ``WebImageError`` — `imageTooLarge` past the pixel, frame or output limits,

@@ -39,10 +39,16 @@ struct ProcessingPlan: Sendable, Equatable {
 
     // MARK: imgproxy's rounding helpers
 
-    /// Half away from zero.
-    static func round(_ x: Double) -> Int { Int(x.rounded(.toNearestOrAwayFromZero)) }
-    /// Half to even.
-    static func roundEven(_ x: Double) -> Int { Int(x.rounded(.toNearestOrEven)) }
+    /// Half away from zero, saturating (URL values can make any product: zoom × dpr × width).
+    static func round(_ x: Double) -> Int { saturated(x.rounded(.toNearestOrAwayFromZero)) }
+    /// Half to even, saturating.
+    static func roundEven(_ x: Double) -> Int { saturated(x.rounded(.toNearestOrEven)) }
+
+    /// `x` as an `Int` within ±2⁴⁰ (far past any image side, far from overflow); NaN is 0.
+    static func saturated(_ x: Double) -> Int {
+        guard !x.isNaN else { return 0 }
+        return Int(min(max(x, -1_099_511_627_776), 1_099_511_627_776))
+    }
     static func scale(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : round(Double(a) * s) }
     static func scaleEven(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : roundEven(Double(a) * s) }
     static func minNonZero(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
