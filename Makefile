@@ -5,9 +5,11 @@ DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libhe
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery.
 TEST_DEBS := nginx chromium chromium-driver python3-venv
 # What the tests run in Python, in a virtual environment of their own (make test-venv): the
-# imgproxy URL builders users generate URLs with.
+# imgproxy URL builders users generate URLs with; the BlurHash and ThumbHash reference
+# encoders /info is checked against; moto, the S3-compatible server s3:// sources are
+# tested with (and boto3, which prepares its buckets).
 TEST_VENV := .build-test/venv
-TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4"
+TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" "blurhash==1.1.5" "thumbhash-python==1.0.1" "moto[server]==5.2.5"
 
 .PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
 

@@ -89,6 +89,7 @@ let package = Package(
             name: "WebImageServer",
             dependencies: [
                 "WebImage", "WebImageCodecs",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

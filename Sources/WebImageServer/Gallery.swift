@@ -1,10 +1,20 @@
 import Foundation
 
-/// `GET /gallery`: a plain HTML page (no framework, no script) with a grid of the
-/// built-in examples through the proxy, each with a `srcset` for 1× and 2×.
+/// `GET /gallery`: a plain HTML page with a grid of the built-in examples through the
+/// proxy, each with a `srcset` for 1× and 2×, and — on a server without a key (URLs
+/// unsigned, `--unsigned` or no `IMGPROXY_KEY`) — a playground above it.
 ///
-/// Each `<img>` carries `data-width`/`data-height`, the size the proxy must deliver at
-/// 1×, so a browser test can compare them with `naturalWidth`/`naturalHeight`.
+/// Each grid `<img>` carries `data-width`/`data-height`, the size the proxy must deliver
+/// at 1×, so a browser test can compare them with `naturalWidth`/`naturalHeight`.
+///
+/// The playground (``Playground``) is a form over the URL language: a source (typed, or
+/// an example picked), size, resizing type, gravity, crop, format, quality and effects,
+/// plus free options; every change builds the URL, fetches it and shows the image, its
+/// bytes and type, the URL, and the `/info` JSON of the source, or the server's JSON error.
+/// A key and salt typed into it sign the URLs in the browser (WebCrypto HMAC-SHA256), so
+/// the URL shown is ready for a deployment with that key; this server, having none,
+/// accepts them as it accepts any. It is never served by a server with a key: a page that
+/// signs URLs there would sign anyone's.
 enum Gallery {
     /// One tile: which example, and the options in front of its source.
     struct Tile {
@@ -24,13 +34,19 @@ enum Gallery {
         Tile(name: "tiles.png", options: "rs:fill-down:200:120/g:no/q:60/f:jpeg", width: 200, height: 120, caption: "JPEG q60, north"),
     ]
 
-    /// The page; `sign` turns a path after the signature into the full proxy path.
-    static func html(sign: (String) -> String) -> String {
+    /// base64url without padding, as sources are written.
+    static func base64URL(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The page; `sign` turns a path after the signature into the full proxy path, and
+    /// `playground` adds the playground (servers without a key only).
+    static func html(playground: Bool = false, sign: (String) -> String) -> String {
         var cells = ""
         for tile in tiles {
-            let source = Data("\(ExampleImages.scheme)://\(tile.name)".utf8).base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
+            let source = base64URL("\(ExampleImages.scheme)://\(tile.name)")
             let one = sign("/\(tile.options)/\(source)")
             let two = sign("/\(tile.options)/dpr:2/\(source)")
             cells += """
@@ -41,15 +57,18 @@ enum Gallery {
         }
         return """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>webimage serve: gallery</title>
+            <html lang="en"><head><meta charset="utf-8"><title>webimage serve: \(playground ? "playground" : "gallery")</title>
             <style>
             body { font-family: sans-serif; margin: 24px; background: #f4f4f6; }
             main { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 16px; }
             figure { margin: 0; padding: 10px; background: #fff; border-radius: 6px; }
             figcaption { font-size: 13px; color: #444; margin-top: 6px; }
+            \(playground ? Playground.style : "")
             </style></head>
-            <body><h1>webimage serve</h1><main>
-            \(cells)</main></body></html>
+            <body><h1>webimage serve</h1>
+            \(playground ? Playground.html(initial: sign("/\(Playground.initialOptions)/\(base64URL(Playground.initialSource))")) : "")
+            <main>
+            \(cells)</main>\(playground ? "<script>\n\(Playground.script)</script>" : "")</body></html>
             """
     }
 }

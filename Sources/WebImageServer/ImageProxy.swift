@@ -38,10 +38,14 @@ public final class ImageProxy: Sendable {
     let watermarkImage: PixelBuffer?
     let downloader: ImageDownloader
     let sources: SourceFetcher
+    /// The S3 client, when S3 sources are on.
+    let s3: S3Client?
     let sourceDisk: DiskCache?
     let results: ResultCache?
     let budget: DiskBudget?
     let renders = Coalescer<Result<RenderedImage, ProxyError>>()
+    /// `/info` answers being made, by key.
+    let infos = Coalescer<Result<InfoResult, ProxyError>>()
     /// Transform slots: how many requests fetch and render at once.
     let slots: ResourceGate
     /// Bytes of decoded pixels in flight.
@@ -56,7 +60,11 @@ public final class ImageProxy: Sendable {
     static let memoryReserved = Gauge(label: "webimage_serve_memory_reserved_bytes")
     static let memoryWaits = Gauge(label: "webimage_serve_memory_waits")
 
-    public init(config: ProxyConfig, logger: Logger = Logger(label: "WebImageServer")) {
+    public init(config configured: ProxyConfig, logger: Logger = Logger(label: "WebImageServer")) {
+        var config = configured
+        // The source schemes the settings turn on.
+        if config.localRoot != nil { config.language.sourceSchemes.insert("local") }
+        if config.s3.isEnabled { config.language.sourceSchemes.insert("s3") }
         self.config = config
         self.logger = logger
         fingerprint = config.fingerprint
@@ -66,11 +74,10 @@ public final class ImageProxy: Sendable {
 
         var downloads = DownloaderConfig()
         let allowlist = config.sourceAllowlist
-        downloads.hopPolicy = HopPolicy(
-            sources: allowlist.isEmpty ? nil : allowlist,
-            addresses: config.allowsPrivateAddresses ? nil : AddressPolicy(
-                refusedKinds: Set(IPAddress.Kind.allCases).subtracting([.global]).subtracting(config.allowedAddressKinds),
-                allowedNetworks: config.allowedNetworks, resolver: config.hostResolver))
+        let addressPolicy = config.allowsPrivateAddresses ? nil : AddressPolicy(
+            refusedKinds: Set(IPAddress.Kind.allCases).subtracting([.global]).subtracting(config.allowedAddressKinds),
+            allowedNetworks: config.allowedNetworks, resolver: config.hostResolver)
+        downloads.hopPolicy = HopPolicy(sources: allowlist.isEmpty ? nil : allowlist, addresses: addressPolicy)
         downloads.maxResponseBytes = config.maxSourceBytes
         downloads.downloadTimeout = config.requestTimeout
         downloads.maxConcurrentDownloads = max(16, config.maxConcurrentTransforms)
@@ -92,7 +99,19 @@ public final class ImageProxy: Sendable {
             sourceDisk = nil
             results = nil
         }
-        sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4)
+        // Local files are read on a pool of their own, so a slow disk there never holds up
+        // the caches' reads; its line is bounded like every queue of the server.
+        let local = config.localRoot.flatMap {
+            LocalFileReader(root: $0, pool: BlockingIOPool(threadCount: config.ioThreads, maxPending: 1024), maxBytes: config.maxSourceBytes)
+        }
+        if config.localRoot != nil, local == nil {
+            logger.error("the local root is not a directory: local:// sources will fail", metadata: ["root": "\(config.localRoot?.path ?? "")"])
+        }
+        s3 = config.s3.isEnabled
+            ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes)
+            : nil
+        sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4,
+                                local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator)
         slots = ResourceGate(capacity: config.maxConcurrentTransforms, maxWaiting: config.maxQueuedTransforms)
         memory = ResourceGate(
             capacity: config.maxMemoryBytes, maxWaiting: config.maxQueuedTransforms + config.maxConcurrentTransforms,
@@ -105,6 +124,7 @@ public final class ImageProxy: Sendable {
         await results?.flush()
         await sourceDisk?.flush()
         await downloader.shutdown()
+        await s3?.shutdown()
     }
 
     // MARK: Requests
@@ -141,19 +161,24 @@ public final class ImageProxy: Sendable {
                 config: config, options: request.options, source: request.source, signed: request.signature != "unsafe",
                 varyAccept: choice.variesWithAccept, clientHints: config.output.clientHints), ifNoneMatch: headers.ifNoneMatch)
         } catch {
-            if error == .clientClosedRequest || Task.isCancelled {
-                logger.debug("client closed the request", metadata: ["path": "\(path.prefix(200))"])
-                return ProxyResponse.error(.clientClosedRequest)
-            }
-            if error == .overloaded {
-                // Counted, not logged: a flood would otherwise log one line per refusal.
-                Self.overloads.increment()
-                logger.debug("overloaded", metadata: ["path": "\(path.prefix(200))"])
-            } else if error.status >= 500 {
-                logger.warning("\(error.name): \(error.message)", metadata: ["path": "\(path.prefix(200))"])
-            }
-            return ProxyResponse.error(error)
+            return answer(error, path: path)
         }
+    }
+
+    /// The response for a failed request (logged or counted as its kind deserves).
+    func answer(_ error: ProxyError, path: String) -> ProxyResponse {
+        if error == .clientClosedRequest || Task.isCancelled {
+            logger.debug("client closed the request", metadata: ["path": "\(path.prefix(200))"])
+            return ProxyResponse.error(.clientClosedRequest)
+        }
+        if error == .overloaded {
+            // Counted, not logged: a flood would otherwise log one line per refusal.
+            Self.overloads.increment()
+            logger.debug("overloaded", metadata: ["path": "\(path.prefix(200))"])
+        } else if error.status >= 500 {
+            logger.warning("\(error.name): \(error.message)", metadata: ["path": "\(path.prefix(200))"])
+        }
+        return ProxyResponse.error(error)
     }
 
     /// Checks the signature first (so nothing about a forged URL's options is revealed),
@@ -161,6 +186,18 @@ public final class ImageProxy: Sendable {
     /// URL's) and checks the source against the allowlist.
     func parse(_ path: String, headers: RequestHeaders = RequestHeaders()) throws(ProxyError) -> (ProxyURL, ClientHints) {
         let (signature, signedPath) = try ProxyURL.splitSignature(path, prefix: config.language.pathPrefix)
+        try checkSignature(signature, signedPath: signedPath)
+        let hints = config.output.clientHints ? ClientHints(dpr: headers.dpr, width: headers.width) : ClientHints()
+        let request = try ProxyURL.parse(path, language: config.language, defaults: hints.defaults)
+        if request.source.scheme?.lowercased() != ExampleImages.scheme, !config.sourceAllowlist.allows(request.source) {
+            throw .sourceNotAllowed
+        }
+        return (request, hints)
+    }
+
+    /// Checks a URL's signature segment against what it signs (`/` + `signedPath`); without
+    /// a key, refuses only a segment that looks like an option.
+    func checkSignature(_ signature: Substring, signedPath: String) throws(ProxyError) {
         if signer.isSigning {
             guard signer.isValid(signature: String(signature), for: "/" + signedPath) else {
                 throw .badSignature(signature == "unsafe" ? "Unsigned URLs are not accepted by this server" : "The signature does not match")
@@ -169,12 +206,6 @@ public final class ImageProxy: Sendable {
             // imgproxy 4: a forgotten signature would silently eat the first option.
             throw .badSignature("The signature appears to be a processing option; the signature segment must always be present")
         }
-        let hints = config.output.clientHints ? ClientHints(dpr: headers.dpr, width: headers.width) : ClientHints()
-        let request = try ProxyURL.parse(path, language: config.language, defaults: hints.defaults)
-        if request.source.scheme?.lowercased() != ExampleImages.scheme, !config.sourceAllowlist.allows(request.source) {
-            throw .sourceNotAllowed
-        }
-        return (request, hints)
     }
 
     /// The result for `key`: from the caches, else rendered once for every waiting request.
@@ -264,12 +295,12 @@ public final class ImageProxy: Sendable {
     }
 
     /// Runs `body`, mapping its library error to a proxy error.
-    private static func typed(_ body: () throws(WebImageError) -> Void) throws(ProxyError) {
+    static func typed(_ body: () throws(WebImageError) -> Void) throws(ProxyError) {
         do throws(WebImageError) { try body() } catch { throw ProxyError(error) }
     }
 
     /// Runs `work` on the decode queue, mapping its errors to proxy errors.
-    private static func decodeQueueResult<T: Sendable>(
+    static func decodeQueueResult<T: Sendable>(
         _ work: @escaping @Sendable () throws(WebImageError) -> T
     ) async -> Result<T, ProxyError> {
         do {

@@ -59,6 +59,35 @@ extension ProxyConfig {
         if let v = try reader.bool("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES") { c.setAllowed(.loopback, v) }
         if let v = try reader.bool("IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES") { c.setAllowed(.linkLocal, v) }
         if let v = try reader.bool("IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES") { c.setAllowed(.privateNetwork, v) }
+        // Sources: local files and S3 (docs/image_sources of imgproxy)
+        if let v = reader.text("IMGPROXY_LOCAL_FILESYSTEM_ROOT") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: v, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw EnvironmentError(variable: "IMGPROXY_LOCAL_FILESYSTEM_ROOT", reason: "\(v) is not a directory")
+            }
+            c.localRoot = URL(fileURLWithPath: v, isDirectory: true)
+        }
+        if let v = reader.values["IMGPROXY_SOURCE_URL_QUERY_SEPARATOR"] { c.sourceURLQuerySeparator = v }
+        if let v = try reader.bool("IMGPROXY_USE_S3") { c.s3.isEnabled = v }
+        if let v = reader.text("IMGPROXY_S3_ENDPOINT") {
+            guard let url = S3Settings.endpoint(v) else {
+                throw EnvironmentError(variable: "IMGPROXY_S3_ENDPOINT", reason: "not an http(s) URL with a host")
+            }
+            c.s3.endpoint = url
+        }
+        if let v = try reader.bool("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE") { c.s3.usesPathStyle = v }
+        if let v = reader.text("IMGPROXY_S3_REGION") ?? reader.text("AWS_REGION") ?? reader.text("AWS_DEFAULT_REGION") {
+            c.s3.region = v
+        }
+        if let v = try reader.list("IMGPROXY_S3_ALLOWED_BUCKETS") { c.s3.allowedBuckets = Set(v) }
+        if let v = try reader.list("IMGPROXY_S3_DENIED_BUCKETS") { c.s3.deniedBuckets = Set(v) }
+        if let id = reader.text("AWS_ACCESS_KEY_ID") {
+            guard let secret = reader.text("AWS_SECRET_ACCESS_KEY") else {
+                throw EnvironmentError(variable: "AWS_SECRET_ACCESS_KEY", reason: "AWS_ACCESS_KEY_ID is set without it")
+            }
+            c.s3.credentials = S3Settings.Credentials(
+                accessKeyID: id, secretAccessKey: secret, sessionToken: reader.text("AWS_SESSION_TOKEN"))
+        }
         // Output
         if let v = try reader.int("IMGPROXY_QUALITY", 1...100) { c.output.quality = v }
         if let v = try reader.formatQualities("IMGPROXY_FORMAT_QUALITY") { c.output.formatQuality.merge(v) { $1 } }
@@ -110,6 +139,21 @@ extension ProxyConfig {
                 c.language.presets = try Presets(entries: presetEntries, separator: c.language.separator)
             } catch {
                 throw EnvironmentError(variable: "IMGPROXY_PRESETS", reason: error.message)
+            }
+        }
+        var infoPresetEntries: [String] = []
+        if let v = reader.text("IMGPROXY_INFO_PRESETS") {
+            infoPresetEntries += v.components(separatedBy: reader.text("IMGPROXY_PRESETS_SEPARATOR") ?? ",")
+        }
+        if let path = reader.text("IMGPROXY_INFO_PRESETS_PATH") {
+            let data = try reader.file(path, "IMGPROXY_INFO_PRESETS_PATH")
+            infoPresetEntries += String(decoding: data, as: UTF8.self).components(separatedBy: .newlines)
+        }
+        if !infoPresetEntries.isEmpty {
+            do throws(ProxyError) {
+                c.infoPresets = try Presets(entries: infoPresetEntries, separator: c.language.separator)
+            } catch {
+                throw EnvironmentError(variable: "IMGPROXY_INFO_PRESETS", reason: error.message)
             }
         }
         var bind = Bind()

@@ -57,6 +57,19 @@ public struct ProxyConfig: Sendable {
     /// `--watermark-url`), when ``OutputSettings/watermark`` has none.
     public var watermarkURL: URL?
 
+    /// The directory `local:///path` sources are read from (`--local-root`,
+    /// `IMGPROXY_LOCAL_FILESYSTEM_ROOT`); `nil`, the default, turns `local://` off. Paths
+    /// never leave it (see ``LocalFileReader``).
+    public var localRoot: URL?
+    /// `s3://bucket/key` sources (`--use-s3`, `IMGPROXY_USE_S3`…). Off by default.
+    public var s3 = S3Settings()
+    /// What separates an S3 key from its version id in a source URL
+    /// (`IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`). Default `?`; empty: none.
+    public var sourceURLQuerySeparator = "?"
+    /// Presets of the `/info` endpoint (`--info-preset`, `IMGPROXY_INFO_PRESETS`), with
+    /// its own option names; `default` applies to every info request. Default none.
+    public var infoPresets = Presets()
+
     /// ``allowedHosts`` and ``allowedSources`` as the downloader's allowlist.
     public var sourceAllowlist: SourceAllowlist { SourceAllowlist(hosts: allowedHosts, urlPrefixes: allowedSources) }
 
@@ -175,6 +188,12 @@ public struct ProxyConfig: Sendable {
             ("maxSourcePixels", "\(maxSourcePixels)"),
             ("maxOutputPixels", "\(maxOutputPixels)"),
             ("maxAnimationFrames", "\(maxAnimationFrames)"),
+            // Where local:// and s3:// URLs lead: the same URL names other bytes elsewhere.
+            ("localRoot", localRoot?.standardizedFileURL.path ?? ""),
+            ("s3", s3.isEnabled ? "\(s3.endpoint?.absoluteString ?? "aws"):\(s3.usesPathStyle):\(s3.region)" : ""),
+            ("infoPresets", infoPresets.definitions.keys.sorted().map { name in
+                name + "=" + (infoPresets.definitions[name] ?? []).map { $0.joined(separator: ":") }.joined(separator: "/")
+            }.joined(separator: ",")),
         ]
     }
 

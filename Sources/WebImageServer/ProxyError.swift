@@ -55,7 +55,8 @@ public struct ProxyError: Error, Sendable, Equatable {
         Row(code: 2006, name: "cannotConnect", status: 502, meaning: "no connection to the source"),
         Row(code: 2007, name: "cannotFindHost", status: 502, meaning: "the source's host name does not resolve"),
         Row(code: 2008, name: "responseTooLarge", status: 422, meaning: "the source has more bytes than allowed"),
-        Row(code: 2009, name: "tooManyRedirects", status: 502, meaning: "too many redirects, a loop, or a scheme change"),
+        Row(code: 2009, name: "tooManyRedirects", status: 502,
+            meaning: "too many redirects, a loop, a scheme change, or any redirect from an S3 endpoint"),
         Row(code: 2010, name: "connectionLost", status: 502, meaning: "the source closed the connection"),
         Row(code: 2011, name: "forbiddenAddress", status: 403, meaning: "the source (or a redirect) resolves to a private address"),
         Row(code: 2012, name: "sourceNotAllowed", status: 403, meaning: "the source (or a redirect) is outside the allowlist"),
@@ -69,6 +70,10 @@ public struct ProxyError: Error, Sendable, Equatable {
         Row(code: 3007, name: "expired", status: 404, meaning: "the URL's `expires` time has passed"),
         Row(code: 3008, name: "securityOptionNotAllowed", status: 403,
             meaning: "a security option in a URL of a server that does not allow them"),
+        Row(code: 3009, name: "sourceForbidden", status: 403,
+            meaning: "a `local://` path that leaves the root (`..`, a symlink) or is not a regular file"),
+        Row(code: 3010, name: "sourceAccessDenied", status: 403,
+            meaning: "the S3 store refused the server's credentials or permissions"),
     ]
 
     private static func row(_ code: Int) -> Row? { table.first { $0.code == code } }
@@ -87,6 +92,16 @@ public struct ProxyError: Error, Sendable, Equatable {
 
     /// 403: a source (or a redirect hop) outside the allowlist.
     public static let sourceNotAllowed = ProxyError(row: 2012, message: "The source is not in the allowlist")
+
+    /// 403: an S3 bucket the server does not serve (`IMGPROXY_S3_ALLOWED_BUCKETS`, `…_DENIED_BUCKETS`).
+    public static let bucketNotAllowed = ProxyError(row: 2012, message: "The bucket is not served by this server")
+
+    /// 403: a `local://` path outside the root, or not a regular file.
+    public static func sourceForbidden(_ message: String) -> ProxyError { ProxyError(row: 3009, message: message) }
+
+    /// 403: the S3 store answered 403 (a wrong secret, an unknown key, no permission).
+    public static let sourceAccessDenied = ProxyError(
+        row: 3010, message: "The S3 store refused access to the object (credentials or permissions)")
 
     /// 503: the transform queue or the memory budget is full.
     public static let overloaded = ProxyError(

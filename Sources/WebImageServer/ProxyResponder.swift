@@ -17,7 +17,8 @@ struct ProxyResponder: HTTPResponder {
         self.proxy = proxy
         self.metrics = metrics
         let pair = proxy.config.keys.first
-        galleryPage = Gallery.html { path in
+        // The playground only where URLs are not signed (see Gallery).
+        galleryPage = Gallery.html(playground: pair == nil) { path in
             guard let pair else { return "/unsafe" + path }
             return "/" + URLSigner.signature(of: path, with: pair) + path
         }
@@ -60,8 +61,9 @@ struct ProxyResponder: HTTPResponder {
                 accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch],
                 dpr: Self.field(request, "Sec-CH-DPR") ?? Self.field(request, "DPR"),
                 width: Self.field(request, "Sec-CH-Width") ?? Self.field(request, "Width"))
+            let isInfo = proxy.isInfoPath(path)
             let answer = await Self.untilClosed(context.channel) {
-                await proxy.respond(path: path, headers: headers)
+                isInfo ? await proxy.respondInfo(path: path, headers: headers) : await proxy.respond(path: path, headers: headers)
             }
             // One structured line per image request (debug: a busy proxy answers thousands a second).
             context.logger.debug("image request", metadata: [

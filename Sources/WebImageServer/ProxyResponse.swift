@@ -34,6 +34,18 @@ public struct ProxyResponse: Sendable {
         return ProxyResponse(status: 200, headers: headers, body: image.data)
     }
 
+    /// An `/info` answer (`application/json`), or 304 when `ifNoneMatch` names its ETag.
+    static func info(_ result: InfoResult, cacheControl: String, ifNoneMatch: String?) -> ProxyResponse {
+        var headers: [(String, String)] = [
+            ("Cache-Control", cacheControl), ("ETag", result.etag), ("Last-Modified", HTTPDateFormat.format(result.lastModified)),
+        ]
+        if let ifNoneMatch, matches(ifNoneMatch, result.etag) {
+            return ProxyResponse(status: 304, headers: headers, body: Data())
+        }
+        headers.append(("Content-Type", "application/json"))
+        return ProxyResponse(status: 200, headers: headers, body: result.json)
+    }
+
     /// Whether an `If-None-Match` list names `etag` (weak comparison, `*` included).
     static func matches(_ list: String, _ etag: String) -> Bool {
         list.split(separator: ",").contains { item in

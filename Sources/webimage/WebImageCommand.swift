@@ -13,6 +13,7 @@ struct WebImageCommand: AsyncParsableCommand {
         subcommands: [
             FetchCommand.self,
             DecodeCommand.self,
+            InfoCommand.self,
             PrefetchCommand.self,
             CacheCommand.self,
             ShowCommand.self,

@@ -50,7 +50,9 @@ public struct ProxyLanguage: Sendable {
     /// scheme (or the built-in examples).
     func sourceURL(_ text: String) throws(ProxyError) -> URL {
         let full = !baseURL.isEmpty && !text.hasPrefix(baseURL) ? baseURL + text : text
-        guard let url = URL(string: full), let scheme = url.scheme?.lowercased() else {
+        let literal = full.range(of: "://").map { SourceLocation.literalSchemes.contains(full[..<$0.lowerBound].lowercased()) } ?? false
+        // local:// and s3:// paths are taken literally (see SourceLocation).
+        guard let url = literal ? SourceLocation.literalURL(full) : URL(string: full), let scheme = url.scheme?.lowercased() else {
             throw .badRequest("The source is not an absolute URL")
         }
         if scheme == ExampleImages.scheme { return url }

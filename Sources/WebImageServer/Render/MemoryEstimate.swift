@@ -32,3 +32,22 @@ enum MemoryEstimate {
         return Int(min(bytes, Double(Int.max / 2)))
     }
 }
+
+extension MemoryEstimate {
+    /// The peak of an `/info` request that decodes: the source as loaded for a thumbnail
+    /// of at most 100 pixels a side (a JPEG shrinks on load by up to 1/8), twice, the
+    /// resampler's rows, and the frame canvas again for a later page of an animation.
+    static func infoPeakBytes(header: ImageHeader?, page: Int, config: ProxyConfig) -> Int {
+        guard let header else { return min(config.maxSourcePixels * 8, config.maxMemoryBytes) }
+        let source = header.storedSize
+        var loaded = Double(source.width) * Double(source.height)
+        if header.format == .jpeg {
+            let shrink = Double(max(source.width, source.height)) / Double(ImageInfo.thumbnailSide)
+            let n: Double = shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+            loaded /= n * n
+        }
+        var bytes = loaded * 4 * 2 + Double(ImageInfo.thumbnailSide) * Double(source.height) * 4
+        if page > 0 { bytes += Double(source.width) * Double(source.height) * 4 * 2 }
+        return Int(min(bytes, Double(Int.max / 2)))
+    }
+}

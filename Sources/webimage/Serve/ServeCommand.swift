@@ -20,7 +20,7 @@ import WebImageServer
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the image proxy: GET /{signature}/{options…}/{source}, /health, /metrics, /gallery.",
+        abstract: "Run the image proxy: GET /{signature}/{options…}/{source}, /info/…, /health, /metrics, /gallery.",
         discussion: """
             Every setting also reads imgproxy's environment variable of the same meaning
             (IMGPROXY_KEY, IMGPROXY_SALT, IMGPROXY_BIND, IMGPROXY_WORKERS, IMGPROXY_QUALITY,
@@ -96,6 +96,22 @@ struct ServeCommand: AsyncParsableCommand {
     var pathPrefix: String?
     @Flag(help: "Allow the security options (max_src_resolution…) in URLs. Env: IMGPROXY_ALLOW_SECURITY_OPTIONS.")
     var allowSecurityOptions = false
+    @Option(help: "Serve local:///path sources from files under this directory (never outside it). Env: IMGPROXY_LOCAL_FILESYSTEM_ROOT.")
+    var localRoot: String?
+    @Flag(help: "Serve s3://bucket/key sources (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN). Env: IMGPROXY_USE_S3.")
+    var useS3 = false
+    @Option(help: "An S3-compatible store's URL (http:// when no scheme is given). Env: IMGPROXY_S3_ENDPOINT.")
+    var s3Endpoint: String?
+    @Option(help: "The S3 region signed for (default us-east-1). Env: IMGPROXY_S3_REGION, AWS_REGION.")
+    var s3Region: String?
+    @Flag(help: "Virtual-hosted S3 addressing ({bucket}.{endpoint host}) instead of path style. Env: IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE=false.")
+    var s3VirtualHosted = false
+    @Option(help: "Only serve this S3 bucket (repeatable). Env: IMGPROXY_S3_ALLOWED_BUCKETS.")
+    var s3AllowBucket: [String] = []
+    @Option(help: "Never serve this S3 bucket (repeatable). Env: IMGPROXY_S3_DENIED_BUCKETS.")
+    var s3DenyBucket: [String] = []
+    @Option(help: "An /info preset, NAME=option/option… with info options (repeatable). Env: IMGPROXY_INFO_PRESETS.")
+    var infoPreset: [String] = []
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -193,6 +209,30 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let problem = Self.addPresets(presetEntries, to: &config.language) {
             throw ValidationError("presets: \(problem)")
+        }
+        if let localRoot {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: localRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--local-root: \(localRoot) is not a directory")
+            }
+            config.localRoot = URL(fileURLWithPath: localRoot, isDirectory: true)
+        }
+        if useS3 { config.s3.isEnabled = true }
+        if let s3Endpoint {
+            guard let url = S3Settings.endpoint(s3Endpoint) else { throw ValidationError("--s3-endpoint: not an http(s) URL: \(s3Endpoint)") }
+            config.s3.endpoint = url
+        }
+        if let s3Region { config.s3.region = s3Region }
+        if s3VirtualHosted { config.s3.usesPathStyle = false }
+        if !s3AllowBucket.isEmpty { config.s3.allowedBuckets = Set(s3AllowBucket) }
+        if !s3DenyBucket.isEmpty { config.s3.deniedBuckets.formUnion(s3DenyBucket) }
+        do throws(ProxyError) {
+            if !infoPreset.isEmpty {
+                config.infoPresets.merge(try Presets(entries: infoPreset, separator: config.language.separator))
+            }
+            try ImageProxy.validateInfoPresets(config)
+        } catch {
+            throw ValidationError("info presets: \(error.message)")
         }
         return (config, host ?? bind.host ?? "127.0.0.1", port ?? bind.port ?? 8080)
     }
