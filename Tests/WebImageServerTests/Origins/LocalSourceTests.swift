@@ -98,10 +98,11 @@ struct LocalSourceTests {
     func tooLarge() async throws {
         let root = try LocalRoot()
         defer { root.remove() }
+        try root.add(Fixtures.corpus.appendingPathComponent("jpeg/exif-orientation/Landscape_1.jpg"), as: "big.jpg")
         var config = Self.config(root)
-        config.maxSourceBytes = 100
+        config.maxSourceBytes = 1024   // the smallest limit; big.jpg has far more
         try await ProxyHarness.with(config) { proxy in
-            let answer = try await proxy.get(Self.plain("local:///a.png"))
+            let answer = try await proxy.get(Self.plain("local:///big.jpg"))
             #expect(answer.status == 422)
             #expect(answer.errorCode?.name == "responseTooLarge")
         }
