@@ -1,0 +1,105 @@
+import Foundation
+
+/// The weights of one axis of a Lanczos3 resample: which pre-shrunk pixels each output
+/// pixel reads and how much of each, in Q14 fixed point (16384 = 1).
+///
+/// The gap rule first: when the source is at least `2 × gap` times the output, an integer
+/// box shrink by `boxFactor = ⌊(source / output) / gap⌋` comes first (each pre-shrunk pixel
+/// averages `boxFactor` source pixels), leaving a residual scale of at least `gap` for the
+/// kernel. This is libvips' `reduce` (its default gap is 2): the box is cheap and the
+/// kernel then needs ~6 × residual taps instead of ~6 × the whole scale.
+///
+/// Geometry follows the centre convention: output pixel `j` is centred at
+/// `(j + 0.5) × scale` in source coordinates where source pixel `i` covers `[i, i + 1)`, so
+/// source and output span the same extent. Taps that fall beyond an edge take the edge
+/// pixel (their weight is added to it). Built on the caller's thread; it costs one
+/// evaluation of the kernel per tap.
+struct LanczosKernel: Sendable {
+    /// The kernel's gap: the residual scale the box shrink leaves at least. libvips uses 2.
+    static let gap = 4.0
+
+    /// Source pixels averaged into each pre-shrunk pixel (1: no box shrink).
+    let boxFactor: Int
+    /// Pre-shrunk pixels along the axis: `⌈source / boxFactor⌉`.
+    let inputLength: Int
+    /// Output pixels along the axis.
+    let outputLength: Int
+    /// Taps per output pixel (the widest window; narrower ones are padded with zeros).
+    let count: Int
+    /// First pre-shrunk pixel each output pixel reads; `starts[j] + count <= inputLength`.
+    let starts: [Int32]
+    /// `count` weights per output pixel, each set summing to exactly 16384.
+    let weights: [Int16]
+
+    /// - Parameters:
+    ///   - source: source pixels along the axis (at least 1).
+    ///   - extent: how much of the source the image covers, in source pixels (default: all
+    ///     of it). A DCT-scaled JPEG's last pixel may stand for less than a whole one.
+    ///   - destination: output pixels along the axis (at least 1).
+    init(source: Int, extent: Double? = nil, destination: Int) {
+        let extent = extent ?? Double(source)
+        let ratio = extent / Double(destination)
+        boxFactor = max(1, min(source, Int((ratio / Self.gap).rounded(.down))))
+        inputLength = (source + boxFactor - 1) / boxFactor
+        outputLength = destination
+        let scale = ratio / Double(boxFactor)
+        // Downscaling stretches the kernel over `scale` input pixels; upscaling does not.
+        let stretch = max(scale, 1)
+        let radius = 3 * stretch
+
+        var windows: [(start: Int, weights: [Double])] = []
+        windows.reserveCapacity(destination)
+        var widest = 1
+        for j in 0..<destination {
+            let centre = (Double(j) + 0.5) * scale
+            let first = Int((centre - radius - 0.5).rounded(.up))
+            let last = Int((centre + radius - 0.5).rounded(.down))
+            let lo = min(max(first, 0), inputLength - 1), hi = min(max(last, 0), inputLength - 1)
+            var w = [Double](repeating: 0, count: hi - lo + 1)
+            var total = 0.0
+            for i in first...max(first, last) {
+                let value = Self.lanczos3((Double(i) + 0.5 - centre) / stretch)
+                w[min(max(i, 0), inputLength - 1) - lo] += value
+                total += value
+            }
+            // Trim taps that carry nothing (an exact 1:1 axis keeps one).
+            var a = 0, b = w.count - 1
+            while a < b && w[a] == 0 { a += 1 }
+            while b > a && w[b] == 0 { b -= 1 }
+            let kept = Array(w[a...b]).map { $0 / total }
+            windows.append((lo + a, kept))
+            widest = max(widest, kept.count)
+        }
+
+        count = min(widest, inputLength)
+        var starts = [Int32](repeating: 0, count: destination)
+        var weights = [Int16](repeating: 0, count: destination * count)
+        for (j, window) in windows.enumerated() {
+            let start = min(window.start, inputLength - count)
+            starts[j] = Int32(start)
+            let fixed = Self.quantised(window.weights)
+            for (t, q) in fixed.enumerated() {
+                weights[j * count + window.start - start + t] = q
+            }
+        }
+        self.starts = starts
+        self.weights = weights
+    }
+
+    /// Lanczos3: `sinc(x) · sinc(x / 3)` for |x| < 3, else 0.
+    static func lanczos3(_ x: Double) -> Double {
+        if x == 0 { return 1 }
+        guard abs(x) < 3 else { return 0 }
+        let px = Double.pi * x
+        return 3 * sin(px) * sin(px / 3) / (px * px)
+    }
+
+    /// `weights` (summing to 1) as Q14 integers summing to exactly 16384: each rounded, and
+    /// what rounding lost or gained put on the largest, where it matters least.
+    static func quantised(_ weights: [Double]) -> [Int16] {
+        var q = weights.map { Int(($0 * 16384).rounded()) }
+        let largest = q.indices.max { abs(q[$0]) < abs(q[$1]) } ?? 0
+        q[largest] += 16384 - q.reduce(0, +)
+        return q.map { Int16(clamping: $0) }
+    }
+}
