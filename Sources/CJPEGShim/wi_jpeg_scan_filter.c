@@ -11,23 +11,27 @@
 // Per component, libjpeg-turbo's inverse DCT size at scale 1/8 or 1/4 decides:
 // - size 1 (1/8, full-resolution components): the output is the block mean, the DC term
 //   alone, so every AC scan goes. Exact: the pixels equal a full 1/8 decode's.
-// - size 2 (1/4, full-resolution components; 1/8 chroma of 4:2:0 stays whole): refinement
-//   scans (Ah > 0) go, as long as the first passes leave every AC coefficient known to
-//   within 2 bits (Al <= 2). Each output pixel of a 2×2 IDCT is a 4×4 block mean in which
-//   the low bits of the AC terms nearly cancel, and a thumbnail made from it averages again;
-//   on a 12 MP photo fitted to 300 or 500 px this costs 0.3–0.7 dB against a full-decode
-//   Lanczos reference, while libjpeg's standard script puts half the file's bytes there.
-// Larger IDCTs keep every scan.
+// - size 2 at 1/4, for the luma (first) component: each output pixel is a 4×4 block mean,
+//   and the thumbnail made from it shrinks at least 2× more, so one output pixel is about one
+//   8×8 block. What survives of the block's detail is its slope, the AC terms (0,1), (1,0)
+//   and (1,1) (zig-zag 1, 2 and 4); higher terms only alias into the 2×2 output. So the
+//   refinement scans (Ah > 0) go, and so do the first passes of bands starting after zig-zag
+//   4, provided the first passes leave zig-zag 1, 2 and 4 known to within 2 bits (Al <= 2).
+//   On a 12 MP photo fitted to 300 or 500 px this costs 0.1-0.4 dB against a full-decode
+//   Lanczos reference (still above libvips' full decode), and leaves a quarter of the bytes
+//   of libjpeg's standard script. Chroma keeps every scan: its errors grow by up to 1.8 in
+//   RGB, and its scans are small.
+// Everything else keeps every scan.
 //
-// Dropping every refinement of a component while keeping all its first passes never breaks
-// the successive-approximation chain (a refinement depends on the earlier scans of its band).
+// A refinement depends on the earlier scans of its band, so a first pass is only dropped
+// together with every refinement of its component; first passes never depend on each other.
 // The copy is made only when the whole file parses cleanly up to EOI and its full decode would
 // not be smoothed either (every component has its DC and zig-zag terms 1–9 complete, as
 // libjpeg checks); anything else (truncation, a non-progressive or arithmetic frame, stray
 // markers, an odd script) returns 0 and the caller decodes the original bytes, so libjpeg's
 // own checks see every unusual file.
 
-enum { MAX_COMPONENTS = 4, MAX_AL_DROPPED = 2 };
+enum { MAX_COMPONENTS = 4, MAX_AL_KEPT = 2, LAST_SLOPE_TERM = 4 };
 
 typedef struct {
     unsigned scale_denom;
@@ -185,21 +189,28 @@ static int read_scan(const segment *seg, const scan_plan *plan, int slots[MAX_CO
     return *ss <= *se && *se <= 63 && *ah <= 13 && *al <= 13 && (*ss == 0 || n == 1);
 }
 
-// Whether the component in `slot` can do without this AC scan at the plan's scale.
-static int droppable(const scan_plan *plan, int slot, int ah) {
-    if (plan->idct_size[slot] == 1) {
-        return 1;
-    }
-    // At 1/8 the 2×2 IDCTs are subsampled chroma, which a thumbnail shows at twice the scale.
-    if (plan->idct_size[slot] != 2 || plan->scale_denom != 4 || ah == 0) {
-        return 0;
-    }
-    for (int z = 1; z < 64; z++) {
-        if (plan->first_al[slot][z] > MAX_AL_DROPPED) {
+// Whether the luma component's slope terms (zig-zag 1, 2 and 4) arrive in first passes
+// within MAX_AL_KEPT bits, so that its 2×2-IDCT scans beyond them can go at 1/4.
+static int slope_is_early(const scan_plan *plan) {
+    static const int slope[] = {1, 2, LAST_SLOPE_TERM};
+    for (int k = 0; k < 3; k++) {
+        int al = plan->first_al[0][slope[k]];
+        if (al < 0 || al > MAX_AL_KEPT) {
             return 0;
         }
     }
     return 1;
+}
+
+// Whether the component in `slot` can do without this AC scan at the plan's scale.
+static int droppable(const scan_plan *plan, int slot, int ss, int ah) {
+    if (plan->idct_size[slot] == 1) {
+        return 1;
+    }
+    if (plan->idct_size[slot] != 2 || plan->scale_denom != 4 || slot != 0 || !slope_is_early(plan)) {
+        return 0;
+    }
+    return ah > 0 || ss > LAST_SLOPE_TERM;
 }
 
 size_t wi_jpeg_filter_scans(const uint8_t *in, size_t count, unsigned scale_denom, uint8_t *out) {
@@ -261,7 +272,7 @@ size_t wi_jpeg_filter_scans(const uint8_t *in, size_t count, unsigned scale_deno
             return 0;
         }
         if (seg.marker == 0xDA && read_scan(&seg, &plan, slots, &components, &ss, &se, &ah, &al) && ss > 0 &&
-            droppable(&plan, slots[0], ah)) {
+            droppable(&plan, slots[0], ss, ah)) {
             dropped = 1;
             continue;
         }

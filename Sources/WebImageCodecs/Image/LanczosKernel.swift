@@ -47,10 +47,14 @@ struct LanczosKernel: Sendable {
         let stretch = max(scale, 1)
         let radius = 3 * stretch
 
-        var windows: [(start: Int, weights: [Double])] = []
+        var windows: [(start: Int, weights: [Int16])] = []
         windows.reserveCapacity(destination)
-        var widest = 1
         for j in 0..<destination {
+            // An axis left as it is: each output pixel is its source pixel.
+            if scale == 1 {
+                windows.append((j, [16384]))
+                continue
+            }
             let centre = (Double(j) + 0.5) * scale
             let first = Int((centre - radius - 0.5).rounded(.up))
             let last = Int((centre + radius - 0.5).rounded(.down))
@@ -62,13 +66,21 @@ struct LanczosKernel: Sendable {
                 w[min(max(i, 0), inputLength - 1) - lo] += value
                 total += value
             }
-            // Trim taps that carry nothing (an exact 1:1 axis keeps one).
-            var a = 0, b = w.count - 1
-            while a < b && w[a] == 0 { a += 1 }
-            while b > a && w[b] == 0 { b -= 1 }
-            let kept = Array(w[a...b]).map { $0 / total }
-            windows.append((lo + a, kept))
-            widest = max(widest, kept.count)
+            windows.append((lo, Self.quantised(w.map { $0 / total })))
+        }
+        // Taps that carry nothing for every output pixel go (after rounding, the kernel's
+        // far ends often do). Trimming all windows alike keeps the starts in order, which the resampler's ring
+        // of rows relies on; trimming each alone would not (an upscale's exact phases).
+        var leading = Int.max, trailing = Int.max
+        for window in windows {
+            leading = min(leading, window.weights.prefix(while: { $0 == 0 }).count)
+            trailing = min(trailing, window.weights.reversed().prefix(while: { $0 == 0 }).count)
+        }
+        var widest = 1
+        for j in windows.indices {
+            let kept = windows[j].weights.dropFirst(leading).dropLast(trailing)
+            windows[j] = kept.isEmpty ? windows[j] : (windows[j].start + leading, Array(kept))
+            widest = max(widest, windows[j].weights.count)
         }
 
         count = min(widest, inputLength)
@@ -77,8 +89,7 @@ struct LanczosKernel: Sendable {
         for (j, window) in windows.enumerated() {
             let start = min(window.start, inputLength - count)
             starts[j] = Int32(start)
-            let fixed = Self.quantised(window.weights)
-            for (t, q) in fixed.enumerated() {
+            for (t, q) in window.weights.enumerated() {
                 weights[j * count + window.start - start + t] = q
             }
         }
