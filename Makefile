@@ -2,8 +2,10 @@
 SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
 
-# What the service's tests run beside it: nginx in front, headless Chromium for the gallery.
-TEST_DEBS := nginx chromium chromium-driver
+# What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
+# libvips and a Python with Pillow, numpy and pyvips for the thumbnail quality test.
+TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv
+QUALITY_VENV := .build-test/quality-venv
 
 .PHONY: deps test-deps build test demo bench test-asan test-tsan fuzz
 
@@ -11,9 +13,13 @@ TEST_DEBS := nginx chromium chromium-driver
 deps:
 	@scripts/install-debs.sh $(DEBS)
 
-# Not fatal: without them the nginx and browser tests skip and say why.
+# Not fatal: without them the nginx, browser and quality tests skip and say why.
 test-deps:
 	-@scripts/install-debs.sh $(TEST_DEBS)
+	-@$(QUALITY_VENV)/bin/python -c "import PIL, numpy, pyvips" 2>/dev/null || { \
+	  py=/usr/bin/python3; [ -x $$py ] || py=python3; \
+	  $$py -m venv $(QUALITY_VENV) && \
+	  $(QUALITY_VENV)/bin/python -m pip install -q --disable-pip-version-check pillow numpy pyvips; }
 
 build: deps
 	$(SWIFT) build
