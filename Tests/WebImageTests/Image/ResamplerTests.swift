@@ -25,6 +25,13 @@ struct ResamplerTests {
         }
     }
 
+    /// `sinc(x) · sinc(x / 3)` for |x| < 3, else 0.
+    static func lanczos3(_ x: Double) -> Double {
+        if x == 0 { return 1 }
+        guard abs(x) < 3 else { return 0 }
+        return 3 * sin(Double.pi * x) * sin(Double.pi * x / 3) / (Double.pi * Double.pi * x * x)
+    }
+
     /// Lanczos3 as the doc comment defines it, in Double, one axis: the centre convention,
     /// support stretched by the scale when shrinking, edge pixels repeated. No box step,
     /// so callers keep the scale under 8 (where the resampler has none either).
@@ -35,7 +42,7 @@ struct ResamplerTests {
             let centre = (Double(j) + 0.5) * scale
             var weights: [(Int, Double)] = []
             for i in Int((centre - 3 * stretch).rounded(.down)) - 1...Int((centre + 3 * stretch).rounded(.up)) + 1 {
-                let w = LanczosKernel.lanczos3((Double(i) + 0.5 - centre) / stretch)
+                let w = lanczos3((Double(i) + 0.5 - centre) / stretch)
                 if w != 0 { weights.append((min(max(i, 0), count - 1), w)) }
             }
             let total = weights.reduce(0) { $0 + $1.1 }
