@@ -17,10 +17,10 @@ struct ThumbnailQualityTests {
     static let script = Corpus.packageRoot.appendingPathComponent("scripts/thumbnail-quality.py")
 
     /// The interpreter with Pillow, numpy and pyvips: `$WEBIMAGE_QUALITY_PYTHON`, or the
-    /// virtual environment `make test-deps` creates. `nil` when neither imports them.
+    /// test virtual environment `make test-venv` creates. `nil` when neither imports them.
     static let python: String? = {
         let candidates: [String?] = [ProcessInfo.processInfo.environment["WEBIMAGE_QUALITY_PYTHON"],
-                                     Corpus.packageRoot.appendingPathComponent(".build-test/quality-venv/bin/python").path]
+                                     Corpus.packageRoot.appendingPathComponent(".build-test/venv/bin/python").path]
         return candidates.compactMap { $0 }.first { path in
             guard FileManager.default.isExecutableFile(atPath: path) else { return false }
             return (try? run(path, ["-c", "import PIL, numpy, pyvips; pyvips.version(0)"]).status) == 0
@@ -38,7 +38,7 @@ struct ThumbnailQualityTests {
     }
 
     @Test("every case scores within 1 dB of libvips' thumbnail",
-          .enabled(if: python != nil, "needs Pillow, numpy, pyvips and libvips42: run `make test-deps` (or set WEBIMAGE_QUALITY_PYTHON)"))
+          .enabled(if: python != nil, "needs Pillow, numpy, pyvips and libvips42: run `make test-deps test-venv` (or set WEBIMAGE_QUALITY_PYTHON)"))
     func withinOneDecibelOfLibvips() throws {
         let python = try #require(Self.python)
         let directory = try TemporaryDirectory()
