@@ -2,14 +2,16 @@
 SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
 
-# What the service's tests run beside it: nginx in front, headless Chromium for the gallery.
-TEST_DEBS := nginx chromium chromium-driver python3-venv
-# What the tests run in Python, in a virtual environment of their own (make test-venv): the
-# imgproxy URL builders users generate URLs with; the BlurHash and ThumbHash reference
+# What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
+# libvips (what pyvips loads) for the thumbnail quality test.
+TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv
+# What the tests run in Python, in one virtual environment (make test-venv): the imgproxy
+# URL builders users generate URLs with; Pillow, numpy and pyvips for the thumbnail
+# quality test's reference and its libvips peer; the BlurHash and ThumbHash reference
 # encoders /info is checked against; moto, the S3-compatible server s3:// sources are
-# tested with (and boto3, which prepares its buckets).
+# tested with (it brings boto3, which prepares its buckets).
 TEST_VENV := .build-test/venv
-TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" "blurhash==1.1.5" "thumbhash-python==1.0.1" "moto[server]==5.2.5"
+TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" "moto[server]==5.2.5"
 
 .PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
 
@@ -17,7 +19,7 @@ TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" "blurhash==1.1.5" "thumbhash-py
 deps:
 	@scripts/install-debs.sh $(DEBS)
 
-# Not fatal: without them the nginx and browser tests skip and say why.
+# Not fatal: without them the nginx, browser and quality tests skip and say why.
 test-deps:
 	-@scripts/install-debs.sh $(TEST_DEBS)
 
