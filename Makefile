@@ -1,13 +1,16 @@
 # WebImage — the two commands people need are `make demo` and `make test`.
 SWIFT ?= swift
-DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
+DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev \
+         libarchive-dev zlib1g-dev
 
-# What the service's tests run beside it: nginx in front, headless Chromium for the gallery.
-TEST_DEBS := nginx chromium chromium-driver python3-venv
+# What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
+# and a one-node Slurm cluster for the bulk mode's job-array test.
+TEST_DEBS := nginx chromium chromium-driver python3-venv slurm-wlm munge
 # What the tests run in Python, in a virtual environment of their own (make test-venv): the
-# imgproxy URL builders users generate URLs with.
+# imgproxy URL builders users generate URLs with; for the bulk mode, the webdataset reader its
+# tar shards are read back with and the parquet-to-CSV one-liners of the README (pyarrow, duckdb).
 TEST_VENV := .build-test/venv
-TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4"
+TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
 
 .PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
 
