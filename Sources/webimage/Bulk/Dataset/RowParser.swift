@@ -99,8 +99,13 @@ struct CSVRowParser: RowParser {
             }
             return picker.row { name in indices[name].map { .string(fields[$0]) } }
         }
-        if let error = reader.error { throw DatasetInputError("record \(rowNumber + 1): \(error)") }
         if let error = pump.error { throw error }
+        // On a pipe, CSV.swift learns of the end by a read of 0 bytes, which it reports as
+        // `cannotReadFile` (on a plain file it checks first and says nothing): that is the end.
+        if let error = reader.error {
+            if case CSVError.cannotReadFile? = error as? CSVError { return nil }
+            throw DatasetInputError("record \(rowNumber + 1): \(error)")
+        }
         return nil
     }
 }

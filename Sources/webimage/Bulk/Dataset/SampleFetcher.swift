@@ -70,8 +70,16 @@ struct SampleFetcher: Sendable {
                 }
             case .failure(let error):
                 status = error.httpStatusCode
-                result = .failure(.download(Self.message(for: error)))
-                isRetryable = Self.transientCodes.contains(error.code)
+                if let empty = error.underlyingError as? EmptyBodyResponse, empty.http.statusCode >= 400 {
+                    // An error status with no body (a bare 429): the status decides, as above.
+                    let code = empty.http.statusCode
+                    retryAfter = empty.http.headers["Retry-After"].flatMap { RetryPolicy.retryAfterSeconds($0) }
+                    result = .failure(.download(Self.httpMessage(code)))
+                    isRetryable = Self.retryableStatuses.contains(code)
+                } else {
+                    result = .failure(.download(Self.message(for: error)))
+                    isRetryable = Self.transientCodes.contains(error.code)
+                }
             }
             let message: String? = if case .failure(let failure) = result { failure.message } else { nil }
             await gate.release(hostKey, status: status, retryAfter: retryAfter, message: message)

@@ -30,8 +30,10 @@ final class TarShardWriter: ShardWriter {
               archive_write_add_filter_none(archive) == ARCHIVE_OK,
               archive_write_open_filename(archive, partial.path) == ARCHIVE_OK else {
             let message = Self.errorText(archive)
+            // deinit runs for a class whose init throws once every property is set: it
+            // frees the entry; the archive is freed here, and the path is not ours to remove.
             archive_write_free(archive)
-            archive_entry_free(entry)
+            isOpen = false
             throw ShardWriteError("cannot write \(partial.path): \(message)")
         }
     }

@@ -8,7 +8,7 @@ import WebImageTestOrigin
 /// Shared parts of the dataset-mode tests (`fetch --file` with img2dataset's flags):
 /// generated images, list files, a tar reader of the test's own, and the expected names.
 enum DatasetFixture {
-    /// A JFIF JPEG of the corpus (640×480 progressive).
+    /// A JFIF JPEG of the corpus (512×512 progressive, per its SOF2 marker).
     static let jpegPath = "jpeg/jpeg-decoder/tower_progressive.jpg"
 
     /// A PNG of `width × height` filled with `color` (RGBA).

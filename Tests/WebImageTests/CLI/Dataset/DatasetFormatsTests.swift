@@ -102,7 +102,7 @@ struct DatasetFormatsTests {
         #expect(json["sha256"] as? String == DatasetFixture.sha256(o.png))
         let first = try DatasetFixture.object(shard0[1].data)
         #expect(first["sha256"] as? String == DatasetFixture.sha256(o.jpeg))
-        #expect(first["original_width"] as? Int == 640 && first["original_height"] as? Int == 480)
+        #expect(first["original_width"] as? Int == 512 && first["original_height"] as? Int == 512)
 
         // Stats: img2dataset's fields in its order.
         let statsData = try Data(contentsOf: out.appendingPathComponent("00000_stats.json"))

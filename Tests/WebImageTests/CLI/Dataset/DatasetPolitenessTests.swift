@@ -111,7 +111,7 @@ struct DatasetPolitenessTests {
         ]
         for (name, flags, refused) in cases {
             let out = work.url.appendingPathComponent(name)
-            let run = try await WebImageTool.run(["fetch", "--file", list, "--out", out.path] + flags)
+            let run = try await WebImageTool.run(["fetch", "--file", list, "--input-format", "txt", "--out", out.path] + flags)
             #expect(run.status == 0, "\(name): \(run.err)")
             let messages = try Self.lines(out).map { $0["error_message"] as? String }
             #expect(messages == refused.map { $0 ? refusal : nil }, "\(name)")
@@ -131,7 +131,7 @@ struct DatasetPolitenessTests {
         let out = work.url.appendingPathComponent("out")
         let urls = [origin.url("/fast.png").absoluteString, origin.url("/never.png").absoluteString]
         let run = try await WebImageTool.run(["fetch", "--file", try Self.list(urls, in: work), "--out", out.path,
-                                              "--timeout", "2"])
+                                              "--input-format", "txt", "--timeout", "2"])
         #expect(run.status == 0, "\(run.err)")
         let lines = try Self.lines(out)
         #expect(lines.map { $0["status"] as? String } == ["success", "failed_to_download"])
