@@ -4,13 +4,16 @@ DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libhe
          libarchive-dev zlib1g-dev
 
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
-# and a one-node Slurm cluster for the bulk mode's job-array test.
-TEST_DEBS := nginx chromium chromium-driver python3-venv slurm-wlm munge
-# What the tests run in Python, in a virtual environment of their own (make test-venv): the
-# imgproxy URL builders users generate URLs with; for the bulk mode, the webdataset reader its
-# tar shards are read back with and the parquet-to-CSV one-liners of the README (pyarrow, duckdb).
+# libvips (what pyvips loads) for the thumbnail quality test; a one-node Slurm cluster for
+# the bulk mode's job-array test.
+TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv slurm-wlm munge
+# What the tests run in Python, in one virtual environment (make test-venv): the imgproxy
+# URL builders users generate URLs with; Pillow, numpy and pyvips for the thumbnail
+# quality test's reference and its libvips peer; for the bulk mode, the webdataset reader
+# its tar shards are read back with and the parquet-to-CSV one-liners of the README
+# (pyarrow, duckdb).
 TEST_VENV := .build-test/venv
-TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
+TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
 
 .PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
 
@@ -18,7 +21,7 @@ TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" "webdataset==1.0.2" "pyarrow==2
 deps:
 	@scripts/install-debs.sh $(DEBS)
 
-# Not fatal: without them the nginx and browser tests skip and say why.
+# Not fatal: without them the nginx, browser and quality tests skip and say why.
 test-deps:
 	-@scripts/install-debs.sh $(TEST_DEBS)
 
