@@ -1,17 +1,22 @@
 # WebImage — the two commands people need are `make demo` and `make test`.
 SWIFT ?= swift
-DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
+DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev \
+         libarchive-dev zlib1g-dev
 
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
-# libvips (what pyvips loads) for the thumbnail quality test.
-TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv
+# libvips (what pyvips loads) for the thumbnail quality test; a one-node Slurm cluster for
+# the bulk mode's job-array test.
+TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv slurm-wlm munge
 # What the tests run in Python, in one virtual environment (make test-venv): the imgproxy
 # URL builders users generate URLs with; Pillow, numpy and pyvips for the thumbnail
 # quality test's reference and its libvips peer; the BlurHash and ThumbHash reference
 # encoders /info is checked against; moto, the S3-compatible server s3:// sources are
-# tested with (it brings boto3, which prepares its buckets).
+# tested with (it brings boto3, which prepares its buckets); for the bulk mode, the
+# webdataset reader its tar shards are read back with and the parquet-to-CSV one-liners
+# of the README (pyarrow, duckdb).
 TEST_VENV := .build-test/venv
-TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" "moto[server]==5.2.5"
+TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
+             "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
 
 .PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
 

@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // NIOHTTPTypes: the HTTP part type of the proxy's own channel handler.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // `fetch --input-format csv|tsv`: RFC 4180 records read as a stream.
+        .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
     ],
     targets: [
         // System libraries from Debian (`make deps` installs the -dev packages).
@@ -53,6 +55,9 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         // mallopt, likewise (the proxy's allocator settings).
         .systemLibrary(name: "CMalloc"),
+        // Bulk mode (`fetch --file`): webdataset tar shards and gzip-compressed lists.
+        .systemLibrary(name: "CArchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Pixels, formats, decoders and encoders: no networking, no caches.
         .target(
             name: "WebImageCodecs",
@@ -108,7 +113,10 @@ let package = Package(
             name: "webimage",
             dependencies: [
                 "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageServer", "CMalloc",
+                "CArchive", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

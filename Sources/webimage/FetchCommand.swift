@@ -51,6 +51,7 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var metricsOptions: MetricsOptions
     @OptionGroup(title: "Bulk jobs") var bulk: BulkOptions
+    @OptionGroup(title: "Datasets (img2dataset's flags)") var dataset: DatasetOptions
 
     func validate() throws {
         if urls.isEmpty && bulk.file == nil { throw ValidationError("give at least one URL or --file LIST") }
@@ -68,6 +69,7 @@ struct FetchCommand: AsyncParsableCommand {
         output.bootstrapLogging()
         let metricsReport = metricsOptions.start()
         defer { metricsReport?.print() }
+        if dataset.isActive { return try await runDataset() }
         let outDirectory = try out.map(Self.makeDirectory)
         var settings = pipelineOptions.settings
         settings.memoryOnly = memoryOnly

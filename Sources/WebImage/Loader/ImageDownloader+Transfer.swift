@@ -109,7 +109,9 @@ extension ImageDownloader {
     private func decodeAndComplete(_ body: ReceivedBody, _ transfer: DownloadTransfer) async -> [DownloadDelivery] {
         transfer.beginDelivering()
         if body.data.isEmpty {
-            return transfer.fail(.badImageData("The response from \(body.http.url.redactedForLog) has an empty body"))
+            return transfer.fail(WebImageError(
+                .badImageData, "The response from \(body.http.url.redactedForLog) has an empty body",
+                httpStatusCode: body.http.statusCode, underlying: EmptyBodyResponse(http: body.http)))
         }
         var results: [DownloadCaller.DecodeKey: Result<DecodedImage?, WebImageError>] = [:]
         while true {

@@ -24,10 +24,10 @@ struct BulkOptions: ParsableArguments {
     @Option(help: "Append one JSON line per finished URL to FILE: index, url, ok, status, format, width, height, bytes, file, fileBytes, duplicateOf, ms, or error {code, name, message}.")
     var manifest: String?
 
-    @Flag(help: "Skip URLs that --manifest already lists as ok.")
+    @Flag(help: "Skip URLs that --manifest already lists as ok; with img2dataset's flags, skip shards that have their _stats.json.")
     var resume = false
 
-    @Option(parsing: .unconditional, help: "I/N: only the URLs whose index mod N is I (0-based; N from 1 to 1000000).")
+    @Option(parsing: .unconditional, help: "I/N: only the URLs whose index mod N is I (0-based; N from 1 to 1000000); with img2dataset's flags, the shards whose number mod N is I.")
     var shard: String?
 
     /// `--quality`'s range.
@@ -50,7 +50,6 @@ struct BulkOptions: ParsableArguments {
         _ = try outputFormat()
         _ = try layout()
         _ = try shardSpec()
-        if resume && manifest == nil { throw ValidationError("--resume needs --manifest FILE") }
     }
 
     /// `--format` as an encodable format, or `nil` for the source's own.

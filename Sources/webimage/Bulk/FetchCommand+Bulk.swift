@@ -24,6 +24,8 @@ extension BulkJob {
         context: WebImageContext, concurrency: Int?, sequential: Bool, json: Bool, output: OutputOptions
     ) async throws {
         if !urls.isEmpty && bulk.file != nil { throw ValidationError("give URLs or --file LIST, not both") }
+        // (Checked here, not in BulkOptions: a dataset job resumes from its stats files.)
+        if bulk.resume && bulk.manifest == nil { throw ValidationError("--resume needs --manifest FILE") }
         if out == nil, let flag = [bulk.format.map { _ in "--format" }, bulk.quality.map { _ in "--quality" },
                                    bulk.outLayout.map { _ in "--out-layout" }].compactMap({ $0 }).first {
             throw ValidationError("\(flag) needs --out DIR")

@@ -1,0 +1,120 @@
+import Dispatch
+import Foundation
+
+/// Reads the job's list (one file, `-` for standard input, or a folder of files) as
+/// the job goes, in batches of ``batchSize`` rows, so a list of any length costs one
+/// batch of rows and one parser's buffer.
+///
+/// A folder is read as img2dataset reads one: its files whose names end in
+/// `.<input-format>` (not recursively), in the order of their paths, and every file
+/// starts a new shard (``Item/fileEnd`` marks the boundary).
+///
+/// **Threads.** Opening and parsing block (`gzread`, a pipe): they run on the reader's
+/// own serial queue, never on the cooperative pool.
+final class DatasetRowReader: @unchecked Sendable {
+    // @unchecked: one task calls `next()` at a time, and the parser is touched only on `queue`.
+
+    enum Item: Sendable {
+        case row(InputRow)
+        /// The end of one input file (its last shard is complete).
+        case fileEnd
+    }
+
+    static let batchSize = 256
+
+    private let files: [String]
+    private let format: InputFormat
+    private let columns: InputColumns
+    private let queue = DispatchQueue(label: "webimage.bulk.rows")
+    private var fileIndex = 0
+    private var parser: (any RowParser)?
+    private var batch: [Item] = []
+    private var batchStart = 0
+
+    /// Lists the input files of `path`; throws when there are none or it cannot be read.
+    init(path: String, formatName: String, format: InputFormat, columns: InputColumns) throws(DatasetInputError) {
+        var isDirectory: ObjCBool = false
+        if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let suffix = "." + formatName.lowercased()
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw DatasetInputError("cannot list \(path): \(error.localizedDescription)")
+            }
+            files = names.filter { $0.lowercased().hasSuffix(suffix) }
+                .map { (path as NSString).appendingPathComponent($0) }.sorted()
+            guard !files.isEmpty else { throw DatasetInputError("No file found at path \(path) with extension \(formatName)") }
+        } else {
+            files = [path]
+        }
+        self.format = format
+        self.columns = columns
+    }
+
+    /// Opens the first file now, so a missing file or column is a usage error before any download.
+    func open() async throws(DatasetInputError) {
+        let result: Result<Void, DatasetInputError> = await onQueue {
+            do throws(DatasetInputError) {
+                self.parser = try self.makeParser(self.files[0])
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// The next row or file boundary; `nil` after the last file's boundary.
+    func next() async throws(DatasetInputError) -> Item? {
+        if batchStart == batch.count {
+            let result: Result<[Item], DatasetInputError> = await onQueue {
+                do throws(DatasetInputError) {
+                    return .success(try self.readBatch())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            batch = try result.get()
+            batchStart = 0
+            if batch.isEmpty { return nil }
+        }
+        defer { batchStart += 1 }
+        return batch[batchStart]
+    }
+
+    /// Up to ``batchSize`` items; empty at the very end. On `queue` only.
+    private func readBatch() throws(DatasetInputError) -> [Item] {
+        var items: [Item] = []
+        while items.count < Self.batchSize, fileIndex < files.count {
+            if parser == nil { parser = try makeParser(files[fileIndex]) }
+            if let row = try parser?.next() {
+                items.append(.row(row))
+            } else {
+                parser = nil
+                fileIndex += 1
+                items.append(.fileEnd)
+            }
+        }
+        return items
+    }
+
+    private func makeParser(_ path: String) throws(DatasetInputError) -> any RowParser {
+        let file = try GzipFile(path: path)
+        let picker = ColumnPicker(columns: columns)
+        switch format {
+        case .txt: return TextRowParser(lines: LineSplitter(file: file), captionColumn: columns.caption)
+        case .jsonl: return JSONLinesRowParser(lines: LineSplitter(file: file), picker: picker)
+        case .json: return JSONArrayRowParser(splitter: JSONArraySplitter(file: file), picker: picker)
+        case .csv: return try CSVRowParser(file: file, delimiter: ",", columns: columns)
+        case .tsv: return try CSVRowParser(file: file, delimiter: "\t", columns: columns)
+        }
+    }
+
+    /// Runs `work` on the reader's queue and returns its result.
+    private func onQueue<T: Sendable>(_ work: @escaping @Sendable () -> Result<T, DatasetInputError>) async -> Result<T, DatasetInputError> {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: work()) }
+        }
+    }
+}

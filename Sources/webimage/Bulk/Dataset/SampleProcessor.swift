@@ -1,0 +1,194 @@
+import Crypto
+import Foundation
+import WebImage
+
+/// Turns one downloaded body into the sample's image the way img2dataset's resizer does
+/// (its README and `resizer.py`, 1.47): decode without applying EXIF orientation, paint
+/// transparent pixels on white, apply the size filters, resize, crop or pad
+/// (``ResizePlan``), encode; the hash is of the downloaded bytes.
+///
+/// The pixels come from our codecs rather than OpenCV: a JPEG that is only made smaller
+/// is shrunk while it is decoded (the codecs' shrink-on-load rule) and finished by the
+/// shared resampler; others decode whole and are resampled. Samples stay as stored
+/// (no ICC conversion), as OpenCV leaves them. Grey images come out as RGB images with
+/// equal channels (img2dataset writes one-channel JPEGs); 16-bit PNGs are scaled to 8 bits
+/// (img2dataset saturates them).
+///
+/// **Threads.** ``process(_:)`` computes and blocks: run it on ``DecodeQueue`` only.
+struct SampleProcessor: Sendable {
+    struct Settings: Sendable {
+        var mode = ResizeMode.border
+        var size = 256
+        var onlyIfBigger = false
+        var borderColor: (r: UInt8, g: UInt8, b: UInt8) = (255, 255, 255)
+        var format = EncodeFormat.jpg
+        /// `--encode-quality`: JPEG and WebP 0…100 (WebP above 100 is lossless); PNG 0…9,
+        /// accepted for compatibility (our PNG encoder has one compression level).
+        var quality = 95
+        var minImageSize = 0
+        var maxImageArea = Double.infinity
+        var maxAspectRatio = Double.infinity
+        var skipReencode = false
+    }
+
+    /// The encoded sample and what its JSON says about it.
+    struct Output: Sendable {
+        var bytes: Data
+        var width: Int
+        var height: Int
+        var originalWidth: Int
+        var originalHeight: Int
+        var sha256: String
+    }
+
+    let settings: Settings
+
+    func process(_ data: Data) -> Result<Output, SampleFailure> {
+        guard let header = ImageHeader(data), header.storedSize.width > 0, header.storedSize.height > 0 else {
+            return .failure(.resize("Image decoding error"))
+        }
+        let (w, h) = (header.storedSize.width, header.storedSize.height)
+        if min(w, h) < settings.minImageSize { return .failure(.resize("image too small")) }
+        if Double(w) * Double(h) > settings.maxImageArea { return .failure(.resize("image area too large")) }
+        if Double(max(w, h)) / Double(min(w, h)) > settings.maxAspectRatio {
+            return .failure(.resize("aspect ratio too large"))
+        }
+        let plan = ResizePlan(width: w, height: h, mode: settings.mode, size: settings.size,
+                              onlyIfBigger: settings.onlyIfBigger)
+        var options = ImageDecodeOptions(firstFrameOnly: true, applyOrientation: false, colorManagement: .keepStoredSamples)
+        // Shrink-on-load only for an opaque format made smaller: transparent pixels must be
+        // painted white before they are averaged with their neighbours, as img2dataset does.
+        if let target = plan.resize, !header.mayHaveAlpha, target.width <= w, target.height <= h {
+            // A thumbnail size is meant for the upright picture; the pixels stay as stored.
+            let swaps = header.orientation.swapsDimensions
+            options.thumbnailPixelSize = PixelSize(width: swaps ? target.height : target.width,
+                                                   height: swaps ? target.width : target.height)
+            options.preserveAspectRatio = false
+        }
+        var pixels: PixelBuffer
+        do throws(WebImageError) {
+            pixels = try ImageCodersManager.shared.decode(data, options: options).pixels
+        } catch {
+            return .failure(.resize(error.code == .imageTooLarge ? error.message : "Image decoding error"))
+        }
+        // The header's size is what the filters saw; a decoder that disagrees is not trusted.
+        guard pixels.width > 0, pixels.height > 0 else { return .failure(.resize("Image decoding error")) }
+        let hadAlpha = pixels.hasAlpha
+        if hadAlpha { Self.paintOnWhite(&pixels) }
+        if let target = plan.resize, pixels.width != target.width || pixels.height != target.height {
+            pixels = pixels.resampled(width: target.width, height: target.height)
+        }
+        if let crop = plan.crop { pixels = Self.crop(pixels, crop) }
+        if let padding = plan.padding { pixels = Self.pad(pixels, padding, color: settings.borderColor) }
+
+        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let bytes: Data
+        if settings.skipReencode, !plan.isResized, !hadAlpha, !header.mayHaveAlpha, settings.format.matchesSniffed(data) {
+            bytes = data
+        } else {
+            do throws(WebImageError) {
+                bytes = try ImageCodersManager.shared.encode(DecodedImage(pixels: pixels, format: settings.format.imageFormat),
+                                                             as: settings.format.imageFormat, options: encodeOptions)
+            } catch {
+                return .failure(.resize(error.message))
+            }
+        }
+        return .success(Output(bytes: bytes, width: pixels.width, height: pixels.height,
+                               originalWidth: w, originalHeight: h, sha256: hash))
+    }
+
+    private var encodeOptions: ImageEncodeOptions {
+        switch settings.format {
+        case .jpg: ImageEncodeOptions(quality: Double(max(1, min(settings.quality, 100))) / 100)
+        case .webp: ImageEncodeOptions(quality: Double(max(1, min(settings.quality, 100))) / 100,
+                                       lossless: settings.quality > 100)
+        case .png: ImageEncodeOptions()
+        }
+    }
+
+    /// img2dataset's alpha rule, per colour channel in double precision:
+    /// `round_half_even(clip(a/255 · c + (255 − a), 0, 255))`; the result is opaque.
+    static func paintOnWhite(_ pixels: inout PixelBuffer) {
+        pixels.withUnsafeMutableBytes { p in
+            var i = 0
+            while i + 3 < p.count {
+                let a = Double(p[i + 3])
+                if a < 255 {
+                    for c in 0..<3 {
+                        let value = (a / 255.0) * Double(p[i + c]) + (255 - a)
+                        p[i + c] = UInt8(min(max(value, 0), 255).rounded(.toNearestOrEven))
+                    }
+                    p[i + 3] = 255
+                }
+                i += 4
+            }
+        }
+    }
+
+    /// The `side × side` square at (`x`, `y`), clamped to the image.
+    static func crop(_ pixels: PixelBuffer, _ crop: (x: Int, y: Int, side: Int)) -> PixelBuffer {
+        let x0 = max(0, crop.x), y0 = max(0, crop.y)
+        let w = max(1, min(crop.side, pixels.width - x0)), h = max(1, min(crop.side, pixels.height - y0))
+        var out = PixelBuffer(width: w, height: h)
+        let source = pixels.bytes
+        out.withUnsafeMutableBytes { dst in
+            for row in 0..<h {
+                let from = ((y0 + row) * pixels.width + x0) * 4
+                for i in 0..<(w * 4) { dst[row * w * 4 + i] = source[from + i] }
+            }
+        }
+        return out
+    }
+
+    /// `pixels` inside a frame of `color`.
+    static func pad(_ pixels: PixelBuffer, _ padding: (top: Int, bottom: Int, left: Int, right: Int),
+                    color: (r: UInt8, g: UInt8, b: UInt8)) -> PixelBuffer {
+        let w = pixels.width + padding.left + padding.right
+        let h = pixels.height + padding.top + padding.bottom
+        var out = PixelBuffer(width: w, height: h)
+        let source = pixels.bytes
+        out.withUnsafeMutableBytes { dst in
+            var i = 0
+            while i < dst.count {
+                dst[i] = color.r
+                dst[i + 1] = color.g
+                dst[i + 2] = color.b
+                dst[i + 3] = 255
+                i += 4
+            }
+            for row in 0..<pixels.height {
+                let to = ((padding.top + row) * w + padding.left) * 4
+                let from = row * pixels.width * 4
+                for j in 0..<(pixels.width * 4) { dst[to + j] = source[from + j] }
+            }
+        }
+        return out
+    }
+}
+
+/// `--encode-format`: img2dataset's names, which are also the file extensions.
+enum EncodeFormat: String, Sendable, CaseIterable {
+    case jpg, png, webp
+
+    var imageFormat: ImageFormat {
+        switch self {
+        case .jpg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        }
+    }
+
+    /// Python `imghdr`'s test (what img2dataset's `skip_reencode` uses): a JPEG is
+    /// recognised only by `JFIF` or `Exif` at byte 6 or a leading `FF D8 FF DB`.
+    func matchesSniffed(_ data: Data) -> Bool {
+        let head = [UInt8](data.prefix(12))
+        switch self {
+        case .jpg:
+            guard head.count >= 10 else { return false }
+            return head[6..<10].elementsEqual("JFIF".utf8) || head[6..<10].elementsEqual("Exif".utf8)
+                || head[0..<4].elementsEqual([0xFF, 0xD8, 0xFF, 0xDB])
+        case .png: return head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        case .webp: return head.count >= 12 && head[0..<4].elementsEqual("RIFF".utf8) && head[8..<12].elementsEqual("WEBP".utf8)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Writes a dataset job's shards, in the order the job hands samples over, on one serial
+/// queue of its own (tar and file writes block; they never run on the cooperative pool).
+///
+/// Per shard, in this order: the samples (tar members or files), then at the end the
+/// shard's tar or folder is renamed into place, its metadata `NNNNN.jsonl` (one line per
+/// row, failures included, in key order) is written and renamed, and last its
+/// `NNNNN_stats.json`: a shard with a stats file is complete, which is what `--resume`
+/// and img2dataset's own resume look for.
+///
+/// **Bounds.** ``pendingBytes`` counts the encoded bytes handed over and not written yet;
+/// the job stops starting samples while it is over its budget. A shard's metadata lines
+/// are held until the shard ends (a few hundred bytes per row).
+final class ShardOutput: Sendable {
+    enum Layout: String, Sendable {
+        case files, webdataset
+    }
+
+    private final class OpenShards: @unchecked Sendable {
+        // @unchecked: touched only on `queue`.
+        var writers: [Int: any ShardWriter] = [:]
+        var metadata: [Int: Data] = [:]
+        var failed: Set<Int> = []
+    }
+
+    let directory: URL
+    let layout: Layout
+    let naming: ShardNaming
+    private let queue = DispatchQueue(label: "webimage.bulk.shards")
+    private let open = OpenShards()
+    private let pending = Atomic<Int>(0)
+    private let problems = Mutex<[String]>([])
+
+    init(directory: URL, layout: Layout, naming: ShardNaming) {
+        self.directory = directory
+        self.layout = layout
+        self.naming = naming
+    }
+
+    /// Encoded bytes handed over and not written yet.
+    var pendingBytes: Int { pending.load(ordering: .relaxed) }
+
+    /// Write errors so far (each shard's first).
+    var errors: [String] { problems.withLock { $0 } }
+
+    /// Queues one sample of `shard`: its files (none for a failed sample) and its metadata line.
+    func add(shard: Int, key: String, members: [ShardMember], metadataLine: String) {
+        let bytes = members.reduce(0) { $0 + $1.bytes.count }
+        pending.add(bytes, ordering: .relaxed)
+        queue.async { [self] in
+            defer { pending.subtract(bytes, ordering: .relaxed) }
+            open.metadata[shard, default: Data()].append(contentsOf: Array((metadataLine + "\n").utf8))
+            guard !open.failed.contains(shard), !members.isEmpty else { return }
+            do throws(ShardWriteError) {
+                try writer(for: shard).add(key: key, members: members)
+            } catch {
+                fail(shard, error)
+            }
+        }
+    }
+
+    /// Queues the end of `shard`: its tar or folder, metadata and, last, `stats` (made
+    /// when the writes are done, so its end time is theirs).
+    func finish(shard: Int, stats: @escaping @Sendable () -> ShardStats) {
+        queue.async { [self] in
+            let name = naming.shardName(shard)
+            let lines = open.metadata.removeValue(forKey: shard) ?? Data()
+            defer { open.writers[shard] = nil }
+            guard !open.failed.contains(shard) else { return }
+            do throws(ShardWriteError) {
+                // A shard whose samples all failed still gets its (empty) tar or folder.
+                try writer(for: shard).finish()
+                let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
+                try ShardFiles.write(lines, to: metadata)
+                try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
+                let statsPartial = directory.appendingPathComponent(".\(name)_stats.json.partial")
+                try ShardFiles.write(Data(stats().json.utf8), to: statsPartial)
+                try ShardFiles.move(statsPartial, to: directory.appendingPathComponent("\(name)_stats.json"))
+            } catch {
+                fail(shard, error)
+            }
+        }
+    }
+
+    /// Waits until everything queued so far is written.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { continuation.resume() }
+        }
+    }
+
+    /// Drops shards that were started and not finished (the list could not be read to
+    /// their end): their partial files are removed, nothing is renamed into place.
+    func abandonUnfinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                open.writers.removeAll()
+                open.metadata.removeAll()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// On `queue`: the shard's writer, opened on its first use.
+    private func writer(for shard: Int) throws(ShardWriteError) -> any ShardWriter {
+        if let writer = open.writers[shard] { return writer }
+        let name = naming.shardName(shard)
+        let writer: any ShardWriter
+        switch layout {
+        case .webdataset: writer = try TarShardWriter(directory: directory, shardName: name)
+        case .files: writer = try FolderShardWriter(directory: directory, shardName: name)
+        }
+        open.writers[shard] = writer
+        return writer
+    }
+
+    /// On `queue`: gives up on `shard` (its partial files go with its writer).
+    private func fail(_ shard: Int, _ error: ShardWriteError) {
+        open.failed.insert(shard)
+        open.writers[shard] = nil
+        open.metadata[shard] = nil
+        problems.withLock { $0.append(error.description) }
+    }
+}
