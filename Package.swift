@@ -47,6 +47,8 @@ let package = Package(
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         // getxattr/setxattr, which Glibc's Swift module does not export.
         .systemLibrary(name: "CXattr"),
+        // The disk cache's non-blocking hit path: openat2(RESOLVE_CACHED) and preadv2(RWF_NOWAIT).
+        .target(name: "CFileIO"),
         // mallopt, likewise (the proxy's allocator settings).
         .systemLibrary(name: "CMalloc"),
         // Pixels, formats, decoders and encoders: no networking, no caches.
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "WebImage",
             dependencies: [
-                "WebImageCodecs", "CXattr",
+                "WebImageCodecs", "CXattr", "CFileIO",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
