@@ -8,9 +8,11 @@ import Foundation
 /// coder or network call ever runs under the lock, as in AsyncHTTPClient's
 /// `Transaction.StateMachine`.
 ///
-/// Coalescing: a caller joins the transfer whose coalescing key matches while that
-/// transfer is queued or running; once its body is complete (decoding), a new caller gets
-/// a new transfer. Priority: a queued transfer runs at its callers' highest priority.
+/// Coalescing: a caller joins the transfer whose coalescing key matches until that
+/// transfer's last decode ended: while it is queued or running it waits for the body;
+/// once the body is complete, a data-only caller gets it at once and another waits for
+/// the decode it asks for (started if no earlier caller asked for the same one). So a
+/// decode that takes long (or a coder that stalls) never causes a second request. Priority: a queued transfer runs at its callers' highest priority.
 struct DownloadScheduler {
     enum Phase { case queued, running, delivering }
 
@@ -58,13 +60,25 @@ struct DownloadScheduler {
 
     enum Join {
         case rejected
-        /// The caller waits on transfer `id`; `start` are the transfers to start now.
-        case waiting(id: UInt64, start: [DownloadTransfer])
+        /// The caller waits on transfer `id`; `start` are the transfers to start now. For a
+        /// transfer whose body is complete: `delivery` answers a data-only caller now, and
+        /// `decode` is a decode of `body` to run for this caller.
+        case waiting(id: UInt64, start: [DownloadTransfer], delivery: DownloadDelivery? = nil,
+                     decode: (key: DownloadCaller.DecodeKey, coder: any ImageCoder, transfer: DownloadTransfer, body: Data)? = nil)
     }
 
     /// Adds `caller` to the transfer for `key`, or to a new one made by `make`.
     mutating func join(_ caller: DownloadCaller, key: String, make: (UInt64) -> DownloadTransfer) -> Join {
         guard !isShutDown else { return .rejected }
+        if let id = joinable[key], let entry = entries[id], entry.phase == .delivering, let body = entry.body {
+            if caller.decodeKey == .dataOnly {
+                return .waiting(id: id, start: [], delivery: DownloadDelivery(caller, .success(body)))
+            }
+            entries[id]?.callers.append(caller)
+            guard !entry.pendingDecodes.contains(caller.decodeKey), let data = body.data else { return .waiting(id: id, start: []) }
+            entries[id]?.pendingDecodes.insert(caller.decodeKey)
+            return .waiting(id: id, start: [], decode: (caller.decodeKey, caller.coder, entry.transfer, data))
+        }
         if let id = joinable[key], entries[id] != nil {
             entries[id]?.callers.append(caller)
             if entries[id]?.phase == .queued, let priority = entries[id]?.priority { queue.setPriority(id, to: priority) }
@@ -179,7 +193,6 @@ struct DownloadScheduler {
             end.deliveries = entry.callers.map { DownloadDelivery($0, .failure(error)) }
             remove(id)
         case .success(let body):
-            if joinable[entry.transfer.key] == id { joinable[entry.transfer.key] = nil }
             entry.phase = .delivering
             entry.body = body
             for caller in entry.callers where caller.decodeKey == .dataOnly {
@@ -191,7 +204,8 @@ struct DownloadScheduler {
                 end.decodes.append((caller.decodeKey, caller.coder))
             }
             if entry.pendingDecodes.isEmpty {
-                entries[id] = nil
+                entries[id] = entry
+                remove(id)
             } else {
                 entries[id] = entry
             }
@@ -212,7 +226,8 @@ struct DownloadScheduler {
         let deliveries = entry.callers.filter { $0.decodeKey == key }.map { DownloadDelivery($0, response) }
         entry.callers.removeAll { $0.decodeKey == key }
         entry.pendingDecodes.remove(key)
-        entries[id] = entry.pendingDecodes.isEmpty ? nil : entry
+        entries[id] = entry
+        if entry.pendingDecodes.isEmpty { remove(id) }
         return deliveries
     }
 

@@ -79,14 +79,17 @@ extension ImageDownloader {
         emit(.stopped(transfer.url))
         end.deliveries.perform()
         guard case .success(let body) = outcome, let data = body.data else { return }
-        for (key, coder) in end.decodes {
-            guard case .decode(let options, let lazy) = key else { continue }
-            config.decodeQueue.submit { [self] in
-                let result = DecodeQueue.decodeNow(data, options: options, lazy: lazy, coder: coder)
-                scheduler.withLock { $0.decoded(key, of: transfer.id, result: result) }.perform()
-            } cancelled: { [self] in
-                scheduler.withLock { $0.decoded(key, of: transfer.id, result: .failure(.cancelled())) }.perform()
-            }
+        for (key, coder) in end.decodes { runDecode(key, coder: coder, of: transfer, data: data) }
+    }
+
+    /// Decodes `transfer`'s body for the callers that asked for `key`, on the decode queue.
+    func runDecode(_ key: DownloadCaller.DecodeKey, coder: any ImageCoder, of transfer: DownloadTransfer, data: Data) {
+        guard case .decode(let options, let lazy) = key else { return }
+        config.decodeQueue.submit { [self] in
+            let result = DecodeQueue.decodeNow(data, options: options, lazy: lazy, coder: coder)
+            scheduler.withLock { $0.decoded(key, of: transfer.id, result: result) }.perform()
+        } cancelled: { [self] in
+            scheduler.withLock { $0.decoded(key, of: transfer.id, result: .failure(.cancelled())) }.perform()
         }
     }
 }

@@ -133,8 +133,8 @@ public final class ImageDownloader: ImageLoader {
         return (scheme == "http" || scheme == "https") && !(url.host ?? "").isEmpty
     }
 
-    /// Downloads `url`, or joins the transfer of the same request already queued or
-    /// running, and returns its final response (decoded unless the options say
+    /// Downloads `url`, or joins the transfer of the same request already queued, running
+    /// or decoding, and returns its final response (decoded unless the options say
     /// ``DownloaderOptions/avoidDecodeImage``).
     ///
     /// Runs on the calling task only to build the request (the request modifier runs
@@ -210,7 +210,8 @@ public final class ImageDownloader: ImageLoader {
 
     /// Adds a caller to the transfer for its request (starting one when needed) and wires
     /// the observer's token to it; returns what makes the caller leave, or `nil` when it
-    /// was turned away (after ``shutdown()``; its completion then has the error).
+    /// was turned away (after ``shutdown()``; its completion then has the error) or already
+    /// answered (a data-only caller of a transfer whose body is complete).
     private func join(
         _ prepared: Prepared, observer: ImageLoadObserver, completion: DownloadCaller.Completion
     ) -> (@Sendable () -> Void)? {
@@ -225,7 +226,7 @@ public final class ImageDownloader: ImageLoader {
                     context: prepared.context, downloader: self)
             })
         }
-        guard case .waiting(let transferID, let start) = join else {
+        guard case .waiting(let transferID, let start, let delivery, let decode) = join else {
             let refused = DownloadCaller(
                 id: callerID, options: prepared.options, priority: .normal, decodeKey: prepared.decodeKey,
                 coder: config.coders, observer: observer, completion: completion)
@@ -234,6 +235,11 @@ public final class ImageDownloader: ImageLoader {
         }
         reportQueue()
         for transfer in start { transfer.start() }
+        if let delivery {
+            delivery.perform()
+            return nil
+        }
+        if let decode { runDecode(decode.key, coder: decode.coder, of: decode.transfer, data: decode.body) }
         let leave: @Sendable () -> Void = { [weak self] in self?.leave(callerID, of: transferID) }
         observer.token?.onCancel(leave)
         observer.token?.onPriorityChange { [weak self] priority in

@@ -101,9 +101,12 @@ public final class ImageLoadersManager: ImageLoader {
         return WebImageError(.invalidURL, "No loader handles \(text)")
     }
 
-    /// Asks the loader that handles `url`; the default policy when there is none.
+    /// Asks the loader that handles `url`; `false` when there is none (as
+    /// SDWebImage's `SDImageLoadersManager`): a URL no loader takes, or whose scheme is
+    /// switched off, was refused before any I/O, so it says nothing about the URL, and
+    /// switching its scheme on takes effect at once.
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
-        if let loader = loader(for: url) { return loader.shouldBlockFailedURL(url, error: error) }
-        return !Self.isNeverBlocked(error)
+        guard let loader = loader(for: url) else { return false }
+        return loader.shouldBlockFailedURL(url, error: error)
     }
 }

@@ -84,8 +84,7 @@ struct LocalImageLoaderTests {
         pool.submit { gate.wait() }
         let loader = FileImageLoader(coders: LoaderTestKit.coders, ioPool: pool)
         let load = Task { try await loader.loadImage(with: file).image?.pixels }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(pool.pendingCount == 2, "the read waits for the pool's only thread")
+        #expect(await LoaderTestKit.eventually { pool.pendingCount == 2 }, "the read waits for the pool's only thread")
         gate.signal()
         #expect(try await load.value == pixels)
     }
