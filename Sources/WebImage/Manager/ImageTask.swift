@@ -56,6 +56,17 @@ public final class ImageTask: Sendable, Hashable {
         var isCancelled = false
         var isEnded = false
         var priority: ImageLoadPriority
+        /// Deliveries decided under the lock, run in order after it is released.
+        var outbox: [@Sendable () -> Void] = []
+        /// Whether a thread is running the outbox (see ``drain()``).
+        var isDraining = false
+
+        /// Queues `action`; `true` when the caller must ``drain()`` after unlocking.
+        mutating func send(_ action: @escaping @Sendable () -> Void) -> Bool {
+            outbox.append(action)
+            defer { isDraining = true }
+            return !isDraining
+        }
     }
     private let shared: Mutex<Shared>
 
@@ -102,12 +113,12 @@ public final class ImageTask: Sendable, Hashable {
     /// Progress of the download, throttled as the downloader reports it; ends with the load.
     public var progress: AsyncStream<Progress> {
         let (stream, continuation) = AsyncStream<Progress>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        let finishNow = shared.withLock { s -> Bool in
-            guard !s.isEnded else { return true }
-            s.progress?.finish()
-            s.progress = continuation
-            return false
+        let (finishNow, replaced) = shared.withLock { s -> (Bool, AsyncStream<Progress>.Continuation?) in
+            guard !s.isEnded else { return (true, nil) }
+            defer { s.progress = continuation }
+            return (false, s.progress)
         }
+        replaced?.finish()
         if finishNow { continuation.finish() }
         return stream
     }
@@ -116,13 +127,14 @@ public final class ImageTask: Sendable, Hashable {
     /// kept when the reader is slow; ends with the load.
     public var previews: AsyncStream<ImageResponse> {
         let (stream, continuation) = AsyncStream<ImageResponse>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let finishNow = shared.withLock { s -> Bool in
-            guard s.response == nil else { return true }
-            s.previews?.finish()
-            s.previews = continuation
+        let (finishNow, replaced) = shared.withLock { s -> (Bool, AsyncStream<ImageResponse>.Continuation?) in
+            guard s.response == nil else { return (true, nil) }
+            defer { s.previews = continuation }
+            // No one reads the new stream yet, so this yield resumes nothing.
             if let latest = s.latestPreview { continuation.yield(latest) }
-            return false
+            return (false, s.previews)
         }
+        replaced?.finish()
         if finishNow { continuation.finish() }
         return stream
     }
@@ -202,10 +214,34 @@ public final class ImageTask: Sendable, Hashable {
     }
 
     func reportProgress(received: Int, expected: Int) {
-        shared.withLock { s in
-            guard !s.isEnded else { return }
-            s.progress?.yield(Progress(completed: received, total: expected))
-            s.listener?(.progress(received: received, expected: expected))
+        let mustDrain = shared.withLock { s -> Bool in
+            guard !s.isEnded else { return false }
+            let (stream, listener) = (s.progress, s.listener)
+            return s.send {
+                stream?.yield(Progress(completed: received, total: expected))
+                listener?(.progress(received: received, expected: expected))
+            }
+        }
+        if mustDrain { drain() }
+    }
+
+    /// Runs the outbox after the lock is released, one thread at a time, so deliveries
+    /// keep the order they were decided in (a partial image from a decode thread never
+    /// follows the final result) while no stream, continuation or listener is ever
+    /// called under the lock: resuming a continuation there could deadlock against a
+    /// cancellation handler that calls ``cancel()`` while the runtime holds its task's lock.
+    private func drain() {
+        while true {
+            let batch = shared.withLock { s -> [@Sendable () -> Void]? in
+                guard !s.outbox.isEmpty else {
+                    s.isDraining = false
+                    return nil
+                }
+                defer { s.outbox = [] }
+                return s.outbox
+            }
+            guard let batch else { return }
+            for action in batch { action() }
         }
     }
 
@@ -213,21 +249,23 @@ public final class ImageTask: Sendable, Hashable {
     /// first one is the ``response``; a refreshCached second image only reaches the
     /// listener), or with `isLast` the end of the load.
     ///
-    /// The listener and the streams are fed while the task's lock is held, so a partial
-    /// image from a decode thread can never reach them after the final result from the
-    /// pipeline's task. That is safe because they only enqueue (a dispatch to the
-    /// callback queue, a stream's `yield`) and never call back into the task.
+    /// The listener, the streams and the awaiting tasks are fed after the task's lock is
+    /// released, in the order decided under it (see ``drain()``).
     func finish(_ result: ImageLoadResult?, isLast: Bool) {
         if let result, !result.isFinished {
             guard result.error == nil, let image = result.image else { return }
             let preview = ImageResponse(
                 image: image, url: url, cacheType: result.cacheType, cacheKey: result.cacheKey, isPreview: true)
-            shared.withLock { s in
-                guard !s.isEnded, s.response == nil else { return }
+            let mustDrain = shared.withLock { s -> Bool in
+                guard !s.isEnded, s.response == nil else { return false }
                 s.latestPreview = preview
-                s.previews?.yield(preview)
-                s.listener?(.result(result, isLast: false))
+                let (previews, listener) = (s.previews, s.listener)
+                return s.send {
+                    previews?.yield(preview)
+                    listener?(.result(result, isLast: false))
+                }
             }
+            if mustDrain { drain() }
             return
         }
         let response = result.map { result -> Result<ImageResponse, WebImageError> in
@@ -237,26 +275,34 @@ public final class ImageTask: Sendable, Hashable {
                 return .failure(error)
             }
         } ?? .failure(WebImageError(.cacheNotModified, "The load ended without an image"))
-        let ended = shared.withLock { s -> Bool? in
-            guard !s.isEnded else { return nil }
+        let (ended, mustDrain) = shared.withLock { s -> (Bool?, Bool) in
+            guard !s.isEnded else { return (nil, false) }
+            var waiters: [CheckedContinuation<Result<ImageResponse, WebImageError>, Never>] = []
+            var previews: AsyncStream<ImageResponse>.Continuation?
             if s.response == nil {
                 s.response = response
                 s.latestPreview = nil
-                for waiter in s.waiters { waiter.resume(returning: response) }
-                s.waiters = []
-                s.previews?.finish()
-                s.previews = nil
+                (waiters, s.waiters) = (s.waiters, [])
+                (previews, s.previews) = (s.previews, nil)
             }
+            var progress: AsyncStream<Progress>.Continuation?
             if isLast {
                 s.isEnded = true
                 // Off the manager's running list before anyone hears the load ended.
                 s.onEnd?()
-                s.progress?.finish()
+                progress = s.progress
             }
-            s.listener?(.result(result, isLast: isLast))
+            let listener = s.listener
             if isLast { (s.progress, s.listener, s.onEnd, s.loaderToken, s.runner) = (nil, nil, nil, nil, nil) }
-            return isLast
+            let mustDrain = s.send {
+                for waiter in waiters { waiter.resume(returning: response) }
+                previews?.finish()
+                progress?.finish()
+                listener?(.result(result, isLast: isLast))
+            }
+            return (isLast, mustDrain)
         }
+        if mustDrain { drain() }
         if ended == true, let error = result?.error { WebImageMetrics.countFailure(error.code) }
     }
 }
