@@ -3,9 +3,13 @@ SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
 
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery.
-TEST_DEBS := nginx chromium chromium-driver
+TEST_DEBS := nginx chromium chromium-driver python3-venv
+# What the tests run in Python, in a virtual environment of their own (make test-venv): the
+# imgproxy URL builders users generate URLs with.
+TEST_VENV := .build-test/venv
+TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4"
 
-.PHONY: deps test-deps build test demo bench test-asan test-tsan fuzz
+.PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
@@ -15,12 +19,22 @@ deps:
 test-deps:
 	-@scripts/install-debs.sh $(TEST_DEBS)
 
+# Fatal when it fails: the tests that need it would fail anyway, less clearly. The stamp
+# makes reruns free; a change to this Makefile reinstalls.
+test-venv: $(TEST_VENV)/.stamp
+$(TEST_VENV)/.stamp: Makefile
+	@mkdir -p $(dir $(TEST_VENV))
+	@py=/usr/bin/python3; [ -x $$py ] || py=python3; \
+	[ -x $(TEST_VENV)/bin/python ] || $$py -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/python -m pip install -q --disable-pip-version-check $(TEST_PYPI)
+	@touch $@
+
 build: deps
 	$(SWIFT) build
 
 # Serial: CPU-heavy decode tests running beside the loopback network tests would
 # starve their timers on a 2-core machine; serial keeps every test's timing honest.
-test: deps test-deps
+test: deps test-deps test-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
@@ -35,7 +49,7 @@ bench: deps
 HARDENING_SUITES := MustFailFileTests|TruncatedFileTests|DecompressionBombTests|FuzzRegressionTests
 CORPUS ?= $(if $(WEBIMAGE_CORPUS),$(WEBIMAGE_CORPUS),Tests/Fixtures/corpus)
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= sniff jpeg png gif webp avif heif jxl incremental animated diskcache
+FUZZ_TARGETS ?= sniff jpeg png gif webp avif heif jxl incremental animated diskcache proxypath
 FUZZ_FLAGS ?= -max_len=65536 -rss_limit_mb=1024 -timeout=20
 
 # The hostile-file suites under AddressSanitizer, on every corpus file (not only the small ones).
@@ -62,7 +76,7 @@ fuzz: deps
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DWEBIMAGE_LIBFUZZER
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  case $$t in jpeg|png|gif|webp) dirs=$$t ;; avif) dirs="avif ../generated" ;; heif) dirs="heic ../generated" ;; \
-	    jxl) dirs="other ../generated" ;; animated) dirs="gif png webp" ;; sniff) dirs="jpeg png gif webp avif heic other" ;; *) dirs="jpeg png gif webp" ;; esac; \
+	    jxl) dirs="other ../generated" ;; animated) dirs="gif png webp" ;; sniff) dirs="jpeg png gif webp avif heic other" ;; proxypath) dirs="../fuzz-seeds/proxypath" ;; *) dirs="jpeg png gif webp" ;; esac; \
 	  mkdir -p fuzz-corpus/$$t fuzz-out/$$t; \
 	  for d in $$dirs; do \
 	    find $(CORPUS)/$$d -type f -size -64k -exec cp -n {} fuzz-corpus/$$t/ \; ; \

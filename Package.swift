@@ -115,7 +115,7 @@ let package = Package(
             ]
         ),
         // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.
-        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage", "WebImageCodecs"], exclude: ["FUZZING.md"]),
+        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage", "WebImageCodecs", "WebImageServer"], exclude: ["FUZZING.md"]),
         .testTarget(
             name: "WebImageTests",
             dependencies: [

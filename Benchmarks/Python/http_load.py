@@ -160,12 +160,13 @@ class Side:
 
     def __init__(self, label):
         self.label = label
-        self.rates, self.p50s, self.p99s, self.cpu_per_request = [], [], [], []
+        self.rates, self.p50s, self.p99s, self.cpu_per_request, self.busy = [], [], [], [], []
         self.requests = self.failed = 0
         self.reason = None
 
-    def add(self, report, cpu_seconds=None):
-        """One wrk report; `cpu_seconds` is what the server's process tree spent meanwhile."""
+    def add(self, report, cpu_seconds=None, wall_seconds=None):
+        """One wrk report; `cpu_seconds` is what the server's process trees spent meanwhile,
+        over `wall_seconds` (cores busy = the ratio)."""
         if "notMeasured" in report:
             self.reason = report["notMeasured"]
             return
@@ -180,6 +181,8 @@ class Side:
         self.p99s.append(report["p99_us"] / 1e6)
         if cpu_seconds is not None and report["requests"]:
             self.cpu_per_request.append(cpu_seconds / report["requests"])
+        if cpu_seconds is not None and wall_seconds:
+            self.busy.append(cpu_seconds / wall_seconds)
 
     @staticmethod
     def median(values):
@@ -196,6 +199,11 @@ class Side:
     @property
     def p99(self):
         return self.median(self.p99s)
+
+    @property
+    def cores_busy(self):
+        """Median cores kept busy (CPU ÷ wall) over the runs, or None."""
+        return self.median(self.busy)
 
     @property
     def cpu(self):

@@ -2,9 +2,15 @@
 
 Both proxies fetch their sources from one private nginx on 127.0.0.1 and are driven by
 `wrk` with `wrk_paths.lua`, which gives every request the next URL of a list, so no two
-requests share a source or an output. Ours is `webimage serve --unsigned --no-cache`
-(release build); thumbor runs with `--processes` = cores, no storage and no result
-storage (its `thumbor.conf` is written here). Memory is the peak of the process tree's
+requests share a source or an output. Ours is `webimage serve --no-cache` (release
+build). thumbor runs as its users run it on a whole machine: one single-process instance
+per core, each on its own port, no storage and no result storage (its `thumbor.conf` is
+written here), the load split evenly (one wrk per instance, each with its share of the
+connections and of the URLs). `thumbor --processes N` on one port is not used: its forked
+workers race to accept wrk's keep-alive connections and one often takes them all, so
+thumbor would run on one core. Each side's cores busy (user+sys CPU of its process trees
+÷ wall time) is printed; a row where either side kept less than 1.5 of 2 cores busy says
+so instead of giving a ratio. Memory is the peak of the process tree's
 summed PSS (RSS with shared pages split among their sharers, so thumbor's forked
 workers are not counted twice), sampled every 100 ms while that side runs; the summed
 RSS is shown beside it.
@@ -13,7 +19,10 @@ RSS is shown beside it.
 import base64
 import os
 import shutil
+import time
 from pathlib import Path
+
+import threading
 
 from http_load import Server, Side, fetch_image, free_port, tree_cpu, wrk
 from report import Row
@@ -138,7 +147,7 @@ def still_gifs(shared, out_dir, log):
 class ServeBench:
     """Runs the serve section and returns its rows (``ROWS`` of them, always)."""
 
-    ROWS = 5
+    ROWS = 6
     BIG_BOX = 500
     MIXED_BOXES = [(160, 160), (320, 240), (500, 500), (800, 600)]
 
@@ -214,7 +223,7 @@ class ServeBench:
         self.mixed_names = link_copies(self.mixed, root / "mixed", self.count)
         self.origin = NginxOrigin(root, self.work_dir / "nginx").start()
         port = free_port()
-        self.servers["ours"] = Server("webimage serve", [self.webimage, "serve", "--unsigned", "--no-cache",
+        self.servers["ours"] = Server("webimage serve", [self.webimage, "serve", "--no-cache",
                                                     "--allow-private-addresses", "--host", "127.0.0.1",
                                                     "--port", str(port)],
                                  port, "/health", self.work_dir / "ours.log").start()
@@ -223,12 +232,13 @@ class ServeBench:
         if self.peer_reason is None:
             conf = self.work_dir / "thumbor.conf"
             conf.write_text(THUMBOR_CONF)
-            port = free_port()
             try:
-                self.servers["thumbor"] = Server(f"thumbor ({self.cores} processes)",
-                                            [self.thumbor, "-i", "127.0.0.1", "-p", str(port), "-c", str(conf),
-                                             "--processes", str(self.cores), "-l", "error"],
-                                            port, "/healthcheck", self.work_dir / "thumbor.log").start()
+                for n in range(self.cores):
+                    port = free_port()
+                    self.servers[f"thumbor-{n}"] = Server(
+                        f"thumbor #{n}", [self.thumbor, "-i", "127.0.0.1", "-p", str(port), "-c", str(conf),
+                                          "--processes", "1", "-l", "error"],
+                        port, "/healthcheck", self.work_dir / f"thumbor-{n}.log").start()
             except RuntimeError as error:
                 self.peer_reason = str(error)
 
@@ -248,17 +258,60 @@ class ServeBench:
                 self.log(f"serve: {server.label} answered {got or 'no image'} for a {w}×{h} box: {path[:120]}")
         return good
 
+    def groups(self):
+        """(label, servers, URL builder) per side: ours, and thumbor's instances."""
+        sides = [("ours", [self.servers["ours"]], ours_path)]
+        thumbors = [server for name, server in sorted(self.servers.items()) if name.startswith("thumbor")]
+        if thumbors:
+            sides.append(("thumbor", thumbors, thumbor_path))
+        return sides
+
+    def load(self, label, servers, paths, concurrency, seconds):
+        """Drives `servers` together for `seconds`: one wrk per server with its share of the
+        connections and of the URLs (every n-th). Returns (merged wrk report, CPU seconds
+        the servers' process trees spent, wall seconds)."""
+        n = len(servers)
+        shares = [concurrency // n + (1 if i < concurrency % n else 0) for i in range(n)]
+        files = [self.write_paths(f"{label}-part{i}.txt", paths[i::n]) for i in range(n)]
+        reports = [None] * n
+        cpu = sum(tree_cpu(server.process.pid) for server in servers)
+        start = time.monotonic()
+
+        def run(i):
+            reports[i] = wrk(servers[i].base_url, files[i], max(1, shares[i]), seconds)
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.monotonic() - start
+        spent = sum(tree_cpu(server.process.pid) for server in servers) - cpu
+        for report in reports:
+            if "notMeasured" in report:
+                return report, spent, wall
+        merged = {key: sum(r[key] for r in reports) for key in
+                  ("requests", "bytes", "connect", "read", "write", "status", "timeout")}
+        merged["duration_us"] = max(r["duration_us"] for r in reports)
+        merged["p50_us"] = max(r["p50_us"] for r in reports)
+        merged["p99_us"] = max(r["p99_us"] for r in reports)
+        return merged, spent, wall
+
+    def sampling(self, servers):
+        """Starts sampling the memory of every server; call the result to stop."""
+        stops = [server.sample() for server in servers]
+        return lambda: [stop() for stop in stops]
+
     def measure(self, origin, servers, big, mixed, cached, memory, notes):
-        ours_server, peer_server = servers["ours"], servers.get("thumbor")
-        sides = [("ours", ours_server, ours_path)] + ([("thumbor", peer_server, thumbor_path)] if peer_server else [])
-        if not peer_server:
+        sides = self.groups()
+        if len(sides) < 2:
             for pair in list(big.values()) + [mixed]:
                 pair[1].reason = self.peer_reason
         # The 12 MP set first, so its memory peak is its own (no mixed source seen yet).
         self.measure_big(origin, sides, big)
-        memory.update({label: (server.peak_pss, server.peak_rss) for label, server, _ in sides})
+        memory.update({label: (sum(s.peak_pss for s in group), sum(s.peak_rss for s in group))
+                       for label, group, _ in sides})
         self.measure_mixed(origin, sides, mixed, notes)
-        ours_server.stop()
+        self.servers["ours"].stop()
         self.measure_cached(origin, cached)
 
     @staticmethod
@@ -269,25 +322,24 @@ class ServeBench:
     def measure_big(self, origin, sides, big):
         """Both 12 MP rows: a sample URL per side must come back as a JPEG within its box;
         a warm-up; then c=4 and c=16 in each round, memory sampled."""
-        paths = {label: self.write_paths(f"big-{label}.txt",
-                                         self.urls(origin, "big", self.big_names, self.big_sizes, builder))
-                 for label, _, builder in sides}
-        for label, server, builder in sides:
+        paths = {label: self.urls(origin, "big", self.big_names, self.big_sizes, builder) for label, _, builder in sides}
+        for label, group, builder in sides:
             sample = builder(f"{origin.base_url}/big/{self.big_names[0]}", *self.big_sizes(0))
-            if not self.check(server, [sample], self.big_sizes, [self.big_names[0]]):
-                for pair in big.values():
-                    pair[0 if label == "ours" else 1].reason = \
-                        f"{server.label} did not answer a resized JPEG ({server.log_tail()})"
-        for label, server, _ in sides:  # unmeasured: connection pools, allocators
-            wrk(server.base_url, paths[label], 4, 1 if self.smoke else 2)
+            for server in group:
+                if not self.check(server, [sample], self.big_sizes, [self.big_names[0]]):
+                    for pair in big.values():
+                        pair[0 if label == "ours" else 1].reason = \
+                            f"{server.label} did not answer a resized JPEG ({server.log_tail()})"
+        for label, group, _ in sides:  # unmeasured: connection pools, allocators
+            self.load(label, group, paths[label], 4, 1 if self.smoke else 2)
         for r in range(self.rounds):
             for concurrency, pair in big.items():
-                for label, server, _ in self.rotated(sides, r):
+                for label, group, _ in self.rotated(sides, r):
                     side = pair[0] if label == "ours" else pair[1]
                     if side.reason is None:
-                        finish, cpu = server.sample(), tree_cpu(server.process.pid)
-                        report = wrk(server.base_url, paths[label], concurrency, self.seconds)
-                        side.add(report, tree_cpu(server.process.pid) - cpu)
+                        finish = self.sampling(group)
+                        report, cpu, wall = self.load(label, group, paths[label], concurrency, self.seconds)
+                        side.add(report, cpu, wall)
                         finish()
 
     def measure_mixed(self, origin, sides, mixed, notes):
@@ -300,8 +352,8 @@ class ServeBench:
         def box(i):
             return boxes[i % len(boxes)]
         keep = set(range(sources))
-        for label, server, builder in sides:
-            keep &= set(self.check(server, self.urls(origin, "mixed", first, box, builder), box, first))
+        for label, group, builder in sides:
+            keep &= set(self.check(group[0], self.urls(origin, "mixed", first, box, builder), box, first))
         notes["mixed"], notes["mixed_total"] = len(keep), sources
         sizes = sorted(os.path.getsize(p) for i, p in enumerate(self.mixed) if i in keep)
         notes["mixed_bytes"] = f"{format_bytes(sizes[0])}–{format_bytes(sizes[-1])}" if sizes else "—"
@@ -310,15 +362,13 @@ class ServeBench:
                 side.reason = "no mixed source that both sides serve"
             return
         kept = [n for i, n in enumerate(self.mixed_names) if i % sources in keep]
-        paths = {label: self.write_paths(f"mixed-{label}.txt", self.urls(origin, "mixed", kept, box, builder))
-                 for label, _, builder in sides}
+        paths = {label: self.urls(origin, "mixed", kept, box, builder) for label, _, builder in sides}
         for r in range(self.rounds):
-            for label, server, _ in self.rotated(sides, r):
+            for label, group, _ in self.rotated(sides, r):
                 side = mixed[0] if label == "ours" else mixed[1]
                 if side.reason is None:
-                    cpu = tree_cpu(server.process.pid)
-                    report = wrk(server.base_url, paths[label], 16, self.seconds)
-                    side.add(report, tree_cpu(server.process.pid) - cpu)
+                    report, cpu, wall = self.load(label, group, paths[label], 16, self.seconds)
+                    side.add(report, cpu, wall)
 
     def measure_cached(self, origin, cached):
         """A second server with its caches on: one URL asked once to fill them, then again
@@ -327,7 +377,7 @@ class ServeBench:
         cache_dir = self.work_dir / "cache"
         shutil.rmtree(cache_dir, ignore_errors=True)
         server = Server("webimage serve (caches on)",
-                        [self.webimage, "serve", "--unsigned", "--allow-private-addresses", "--host", "127.0.0.1",
+                        [self.webimage, "serve", "--allow-private-addresses", "--host", "127.0.0.1",
                          "--port", str(port), "--cache-dir", str(cache_dir)],
                         port, "/health", self.work_dir / "cached.log")
         try:
@@ -345,19 +395,40 @@ class ServeBench:
         finally:
             server.stop()
 
+    def decode_floor(self):
+        """libjpeg-turbo's own decode of the 12 MP sources at the scale libvips' shrink rule
+        picks for the ~500 px boxes (1/4: it leaves at least 2× for the final resample),
+        CPU seconds per decode (PyTurboJPEG); None without it."""
+        try:
+            from turbojpeg import TurboJPEG
+        except ImportError:
+            return None
+        jpeg = TurboJPEG()
+        files = sorted(set(self.big_names))[:4]
+        data = [(self.work_dir / "root" / "big" / name).read_bytes() for name in files]
+        for d in data:
+            jpeg.decode(d, scaling_factor=(1, 4))
+        start = time.process_time()
+        rounds = 2 if self.smoke else 10
+        for _ in range(rounds):
+            for d in data:
+                jpeg.decode(d, scaling_factor=(1, 4))
+        return (time.process_time() - start) / (rounds * len(data))
+
     # MARK: rows
 
     def rows(self, big, mixed, cached, memory, notes):
         big_work = (f"4032×3024 JPEGs (~2.5 MB) under {self.count} names from local nginx → fit 440–560 px "
                     f"boxes, JPEG q80, serve --no-cache")
-        peer_label = f"thumbor 7.8 ({self.cores} processes, no storage)"
-        rows = [self.rate_row(f"{big_work}, wrk c={c}", *big[c], peer_label) for c in (4, 16)]
+        peer_label = f"thumbor 7.8 ({self.cores} single-process instances, load split)"
+        rows = [self.rate_row(f"{big_work}, wrk c={c}", *big[c], peer_label, 1.4, self.cores) for c in (4, 16)]
+        rows.append(self.floor_row(big_work, big[4][0], self.decode_floor()))
         rows.append(self.memory_row(big_work + ", peak memory (PSS summed over processes; RSS in brackets)",
                                     big[4][0], big[4][1], memory, peer_label))
         total = notes.get("mixed_total", 0)
         mixed_work = (f"mixed set: {notes['mixed']} of {total} JPEG/PNG/WebP/GIF sources "
                       f"({notes.get('mixed_bytes', '—')}) × 4 boxes 160–800 px → JPEG q80 (GIF → GIF), wrk c=16")
-        rows.append(self.rate_row(mixed_work, *mixed, peer_label))
+        rows.append(self.rate_row(mixed_work, *mixed, peer_label, 2.5, self.cores))
         verdict = Row._missing(cached)
         p99 = cached.p99
         if verdict is None:
@@ -368,18 +439,43 @@ class ServeBench:
         return rows
 
     @staticmethod
-    def rate_row(work, ours, peer, peer_label):
+    def rate_row(work, ours, peer, peer_label, goal, cores):
+        """Requests per second, with each side's cores busy; no ratio unless both sides kept
+        at least 1.5 of 2 cores (0.75 of the machine) busy."""
         def text(side):
             if not side.rate:
                 return "—"
             cpu = f", {side.cpu * 1e3:.0f} ms CPU each" if side.cpu is not None else ""
-            return f"{side.rate:.1f} req/s ({side.requests} requests{cpu})"
+            busy = f", {side.cores_busy:.2f} of {cores} cores busy" if side.cores_busy is not None else ""
+            return f"{side.rate:.1f} req/s ({side.requests} requests{cpu}{busy})"
         verdict, ratio = Row._missing(ours, peer), "—"
         if verdict is None:
-            ratio = f"{ours.rate / peer.rate:.2f}×"
-            verdict = "pass" if ours.rate >= 3 * peer.rate else "FAIL"
+            floor = 0.75 * cores
+            idle = [(name, side.cores_busy) for name, side in (("ours", ours), ("thumbor", peer))
+                    if side.cores_busy is not None and side.cores_busy < floor]
+            if idle:
+                verdict = "not comparable: " + ", ".join(f"{name} used {busy:.2f} of {cores} cores" for name, busy in idle)
+            else:
+                ratio = f"{ours.rate / peer.rate:.2f}×"
+                verdict = "pass" if ours.rate >= goal * peer.rate else "FAIL"
         peer_text = f"{peer_label}: " + (f"not measured ({peer.reason})" if peer.reason else text(peer))
-        return Row(work, text(ours), peer_text, ratio, "≥ 3× thumbor's req/s", verdict)
+        return Row(work, text(ours), peer_text, ratio, f"≥ {goal}× thumbor's req/s", verdict)
+
+    @staticmethod
+    def floor_row(work, ours, floor):
+        """Our CPU per request against libjpeg-turbo's own decode at the scale libvips picks."""
+        verdict = Row._missing(ours)
+        ours_text = f"{ours.cpu * 1e3:.1f} ms CPU per request" if ours.cpu is not None else "—"
+        floor_text = (f"PyTurboJPEG decode at 1/4: {floor * 1e3:.1f} ms CPU" if floor is not None
+                      else "PyTurboJPEG: not installed")
+        ratio = "—"
+        if verdict is None and (ours.cpu is None or floor is None):
+            verdict = "not measured: no CPU figure"
+        elif verdict is None:
+            ratio = f"{ours.cpu / floor:.2f}× the floor"
+            verdict = "pass" if ours.cpu <= 1.15 * floor else "FAIL"
+        return Row(work + ", CPU per request against the decode floor (wrk c=4)", ours_text, floor_text, ratio,
+                   "≤ 1.15× the floor", verdict)
 
     @staticmethod
     def memory_row(work, ours, peer, memory, peer_label):

@@ -21,6 +21,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// The disk cache's read path: the input as an entry file and as its extended data,
     /// read back through ``DiskCache`` and decoded through ``ImageCache``.
     case diskcache
+    /// The image proxy's URL language: presets, paths, signatures and the geometry plan.
+    case proxypath
 
     /// A limit well under the default, so libFuzzer spends its time in parsers rather
     /// than in filling huge, mostly empty canvases; the limit check itself stays covered.
@@ -44,6 +46,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .incremental: Self.decodeIncrementally(data)
         case .animated: Self.decodeLazily(data)
         case .diskcache: FuzzDiskCache.shared.read(data)
+        case .proxypath: FuzzProxyPath.run(data)
         }
     }
 

@@ -10,14 +10,14 @@ import WebImageCodecs
 /// The stages of one image request, each shared by every request that needs it:
 ///
 /// ```
-/// path ─ signature (403) ─ options (400) ─ allowlist (403) ─ output choice: f:/.ext, else Accept (Vary)
+/// path ─ signature (403) ─ options: hints, default preset, URL (400) ─ allowlist (403) ─ output choice (Vary)
 ///   └─ result cache (memory, then disk), keyed by settings fingerprint + path + choice   hit → 200 / 304
 ///        └─ one render per key at a time (Coalescer), in a transform slot (503 when the line is full)
 ///             └─ SourceFetcher: the source's bytes, from disk or one transfer per URL
 ///                (the allowlist and the SSRF guard on every redirect hop)
-///                  └─ RenderPlan from the header → reserve its peak from the memory budget (wait, else 503)
-///                       └─ ImageRenderer on DecodeQueue: decode at the planned size,
-///                          crop/resize, blur, encode (animations frame by frame) → result cache
+///                  └─ ImageHeader → ProcessingPlan → reserve the peak from the memory budget (wait, else 503)
+///                       └─ ImageRenderer on DecodeQueue: decode at the planned size, then imgproxy's
+///                          pipeline as transformers, encode (animations frame by frame) → result cache
 /// ```
 ///
 /// Threads: the calling task does parsing and cache lookups; DNS on the resolver's pool;
@@ -33,7 +33,9 @@ public final class ImageProxy: Sendable {
     /// ``ProxyConfig/fingerprint``, computed once.
     public let fingerprint: String
     let signer: URLSigner
-    let coder: CoverDecodingCoder
+    let coder = ImageCodersManager.shared
+    /// The server's watermark, decoded once; `nil` without one.
+    let watermarkImage: PixelBuffer?
     let downloader: ImageDownloader
     let sources: SourceFetcher
     let sourceDisk: DiskCache?
@@ -58,19 +60,20 @@ public final class ImageProxy: Sendable {
         self.config = config
         self.logger = logger
         fingerprint = config.fingerprint
-        signer = URLSigner(pairs: config.keys)
-        coder = CoverDecodingCoder(inner: .shared, maxPixelCount: config.maxSourcePixels)
+        signer = URLSigner(pairs: config.keys, signatureSize: config.signatureSize, trusted: config.trustedSignatures)
         examples = ExampleImages.shared
+        watermarkImage = config.output.watermark.flatMap { try? ImageCodersManager.shared.decode($0, options: ImageDecodeOptions()).pixels }
 
         var downloads = DownloaderConfig()
         let allowlist = config.sourceAllowlist
         downloads.hopPolicy = HopPolicy(
             sources: allowlist.isEmpty ? nil : allowlist,
-            addresses: config.allowsPrivateAddresses ? nil : AddressPolicy(allowedNetworks: config.allowedNetworks))
+            addresses: config.allowsPrivateAddresses ? nil : AddressPolicy(
+                refusedKinds: Set(IPAddress.Kind.allCases).subtracting([.global]).subtracting(config.allowedAddressKinds),
+                allowedNetworks: config.allowedNetworks, resolver: config.hostResolver))
         downloads.maxResponseBytes = config.maxSourceBytes
         downloads.downloadTimeout = config.requestTimeout
         downloads.maxConcurrentDownloads = max(16, config.maxConcurrentTransforms)
-        downloads.coders = coder
         downloader = ImageDownloader(config: downloads)
 
         if config.isCacheEnabled {
@@ -106,23 +109,37 @@ public final class ImageProxy: Sendable {
 
     // MARK: Requests
 
+    /// The request headers that shape an answer.
+    public struct RequestHeaders: Sendable {
+        public var accept: String?
+        public var ifNoneMatch: String?
+        /// `Sec-CH-DPR`, else `DPR` (read only with client hints on).
+        public var dpr: String?
+        /// `Sec-CH-Width`, else `Width`.
+        public var width: String?
+
+        public init(accept: String? = nil, ifNoneMatch: String? = nil, dpr: String? = nil, width: String? = nil) {
+            self.accept = accept
+            self.ifNoneMatch = ifNoneMatch
+            self.dpr = dpr
+            self.width = width
+        }
+    }
+
     /// Answers one image request. Cancelling the calling task (the client went away)
     /// answers ``ProxyError/clientClosedRequest``, which the server does not send.
     ///
-    /// - Parameters:
-    ///   - path: the raw request path (percent-encoded, without the query).
-    ///   - accept: the `Accept` header.
-    ///   - ifNoneMatch: the `If-None-Match` header.
-    public func respond(path: String, accept: String?, ifNoneMatch: String?) async -> ProxyResponse {
+    /// - Parameter path: the raw request path (percent-encoded, without the query).
+    public func respond(path: String, headers: RequestHeaders = RequestHeaders()) async -> ProxyResponse {
         Self.requests.increment()
         do {
-            let request = try parse(path)
-            let choice = OutputChoice(named: request.options.format, accept: accept, coder: coder)
-            let key = fingerprint + request.signedPart + "#" + choice.cacheKey
+            let (request, hints) = try parse(path, headers: headers)
+            let choice = OutputChoice(named: request.options.format, accept: headers.accept, settings: config.output, coder: coder)
+            let key = fingerprint + request.signedPath + "#" + choice.cacheKey + hints.cacheKey
             let image = try await render(request, choice: choice, key: key)
-            return ProxyResponse.image(
-                image, varyAccept: choice.isNegotiated, signed: request.signature != "unsafe", maxAge: config.maxAge,
-                ifNoneMatch: ifNoneMatch)
+            return ProxyResponse.image(image, answer: ResponseRules(
+                config: config, options: request.options, source: request.source, signed: request.signature != "unsafe",
+                varyAccept: choice.variesWithAccept, clientHints: config.output.clientHints), ifNoneMatch: headers.ifNoneMatch)
         } catch {
             if error == .clientClosedRequest || Task.isCancelled {
                 logger.debug("client closed the request", metadata: ["path": "\(path.prefix(200))"])
@@ -140,29 +157,28 @@ public final class ImageProxy: Sendable {
     }
 
     /// Checks the signature first (so nothing about a forged URL's options is revealed),
-    /// then the options and the source.
-    func parse(_ path: String) throws(ProxyError) -> ProxyPath {
-        let segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard segments.count == 2, segments[0].isEmpty else { throw .badRequest("Expected /{signature}/…") }
-        let rest = segments[1]
-        // One segment is no proxy URL at all (`/robots.txt`): not found, not a bad signature.
-        guard rest.contains("/") else { throw .notFound }
-        let signature = rest.prefix { $0 != "/" }
-        let signed = String(rest.dropFirst(signature.count))
-        if signature == "unsafe" {
-            guard config.allowsUnsigned else { throw .badSignature("Unsigned URLs are not accepted by this server") }
-        } else if !signer.isValid(signature: String(signature), for: signed) {
-            throw .badSignature("The signature does not match")
+    /// then parses the options (client hints first, then the `default` preset, then the
+    /// URL's) and checks the source against the allowlist.
+    func parse(_ path: String, headers: RequestHeaders = RequestHeaders()) throws(ProxyError) -> (ProxyURL, ClientHints) {
+        let (signature, signedPath) = try ProxyURL.splitSignature(path, prefix: config.language.pathPrefix)
+        if signer.isSigning {
+            guard signer.isValid(signature: String(signature), for: "/" + signedPath) else {
+                throw .badSignature(signature == "unsafe" ? "Unsigned URLs are not accepted by this server" : "The signature does not match")
+            }
+        } else if signature.contains(":") {
+            // imgproxy 4: a forgotten signature would silently eat the first option.
+            throw .badSignature("The signature appears to be a processing option; the signature segment must always be present")
         }
-        let request = try ProxyPath.parse(path)
+        let hints = config.output.clientHints ? ClientHints(dpr: headers.dpr, width: headers.width) : ClientHints()
+        let request = try ProxyURL.parse(path, language: config.language, defaults: hints.defaults)
         if request.source.scheme?.lowercased() != ExampleImages.scheme, !config.sourceAllowlist.allows(request.source) {
             throw .sourceNotAllowed
         }
-        return request
+        return (request, hints)
     }
 
     /// The result for `key`: from the caches, else rendered once for every waiting request.
-    private func render(_ request: ProxyPath, choice: OutputChoice, key: String) async throws(ProxyError) -> RenderedImage {
+    private func render(_ request: ProxyURL, choice: OutputChoice, key: String) async throws(ProxyError) -> RenderedImage {
         if let results, let hit = await results.value(forKey: key) {
             Self.resultHits.increment()
             return hit
@@ -192,30 +208,42 @@ public final class ImageProxy: Sendable {
     }
 
     /// Fetches, plans, renders and caches one result. Runs in a transform slot.
-    private func make(_ request: ProxyPath, choice: OutputChoice, key: String) async -> Result<RenderedImage, ProxyError> {
+    private func make(_ request: ProxyURL, choice: OutputChoice, key: String) async -> Result<RenderedImage, ProxyError> {
         let start = ContinuousClock.now
         Self.renderCount.increment()
         do throws(ProxyError) {
+            let options = request.options
             let source = try await sources.image(for: request.source)
-            let plan = try RenderPlan(data: source.data, options: request.options, config: config)
-            let renderer = ImageRenderer(
-                options: request.options, output: choice, quality: request.options.quality ?? config.defaultQuality,
-                maxSourcePixels: config.maxSourcePixels, maxOutputPixels: config.maxOutputPixels,
-                maxAnimationFrames: config.maxAnimationFrames, coder: coder)
-            let rendered = try await memory.run(units: plan.peakBytes) { [memory] in
-                Self.memoryReserved.record(memory.usedUnits)
-                Self.memoryWaits.record(memory.admittedAfterWaiting)
-                return await Self.decodeQueueResult { () throws(WebImageError) -> (Data, ImageFormat) in
-                    try renderer.render(source.data)
-                }
-            }.get()
+            if let limit = options.maxSourceFileSize, limit > 0, source.data.count > limit {
+                throw ProxyError(WebImageError(.responseTooLarge, "The source has more than \(limit) bytes"))
+            }
+            let header = ImageHeader(source.data)
+            let output: ImageRenderer.Output
+            if let passed = passThrough(source, header: header, options: options) {
+                output = passed
+            } else {
+                let renderer = ImageRenderer(
+                    options: options, choice: choice,
+                    limits: RenderLimits(maxSourcePixels: config.maxSourcePixels, maxOutputPixels: config.maxOutputPixels,
+                                         maxAnimationFrames: config.maxAnimationFrames),
+                    output: config.output, watermark: watermarkImage)
+                try Self.typed { () throws(WebImageError) in try renderer.checkPlannedOutput(header) }
+                let peak = MemoryEstimate.peakBytes(renderer: renderer, header: header, config: config)
+                output = try await memory.run(units: peak) { [memory] in
+                    Self.memoryReserved.record(memory.usedUnits)
+                    Self.memoryWaits.record(memory.admittedAfterWaiting)
+                    return await Self.decodeQueueResult { () throws(WebImageError) -> ImageRenderer.Output in
+                        try renderer.render(source.data, header: header)
+                    }
+                }.get()
+            }
             let lastModified = source.lastModified.flatMap(HTTPDateFormat.parse) ?? Date()
             let result = RenderedImage(
-                data: rendered.0, format: rendered.1,
+                data: output.data, format: output.format,
                 etag: RenderedImage.etag(
-                    fingerprint: fingerprint, sourceValidator: source.validator, data: rendered.0,
-                    path: request.signedPart, format: rendered.1),
-                lastModified: lastModified)
+                    fingerprint: fingerprint, sourceValidator: source.validator, data: output.data,
+                    path: request.signedPath, format: output.format),
+                lastModified: lastModified, sourceCacheControl: ResponseRules.passthroughCacheControl(source))
             results?.store(result, forKey: key)
             let elapsed = (ContinuousClock.now - start).components
             Self.renderTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
@@ -225,12 +253,27 @@ public final class ImageProxy: Sendable {
         }
     }
 
+    /// The source's own bytes when the URL asks for `raw`, or the source's format is one
+    /// processing is skipped for (`skip_processing`, `IMGPROXY_SKIP_PROCESSING_FORMATS`)
+    /// and the URL names no other format.
+    private func passThrough(_ source: SourceImage, header: ImageHeader?, options: ProcessingOptions) -> ImageRenderer.Output? {
+        let format = header?.format ?? ImageFormat.detect(source.data)
+        let skipped = config.output.skipProcessingFormats.union(options.skipProcessing)
+        guard options.raw || (skipped.contains(format) && (options.format == nil || options.format == format)) else { return nil }
+        return ImageRenderer.Output(data: source.data, format: format, size: header?.displaySize ?? PixelSize(width: 0, height: 0))
+    }
+
+    /// Runs `body`, mapping its library error to a proxy error.
+    private static func typed(_ body: () throws(WebImageError) -> Void) throws(ProxyError) {
+        do throws(WebImageError) { try body() } catch { throw ProxyError(error) }
+    }
+
     /// Runs `work` on the decode queue, mapping its errors to proxy errors.
-    private static func decodeQueueResult(
-        _ work: @escaping @Sendable () throws(WebImageError) -> (Data, ImageFormat)
-    ) async -> Result<(Data, ImageFormat), ProxyError> {
+    private static func decodeQueueResult<T: Sendable>(
+        _ work: @escaping @Sendable () throws(WebImageError) -> T
+    ) async -> Result<T, ProxyError> {
         do {
-            return .success(try await DecodeQueue.shared.run { () throws -> (Data, ImageFormat) in
+            return .success(try await DecodeQueue.shared.run { () throws -> T in
                 do throws(WebImageError) { return try work() } catch { throw error }
             })
         } catch let error as WebImageError {

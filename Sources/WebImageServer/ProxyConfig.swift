@@ -10,10 +10,24 @@ import WebImageCodecs
 public struct ProxyConfig: Sendable {
     // MARK: Signing
 
-    /// Key/salt pairs URLs may be signed with (several for rotation). Default none.
+    /// Key/salt pairs URLs may be signed with (several for rotation; `IMGPROXY_KEY` and
+    /// `IMGPROXY_SALT`). Default none: as in imgproxy, URLs are then not signed and any
+    /// signature segment (`unsafe`, `insecure`, `_`) is accepted.
     public var keys: [URLSigner.KeyPair] = []
-    /// Accept `unsafe` in place of a signature (`--unsigned`). Default `false`.
-    public var allowsUnsigned = false
+    /// Bytes of the MAC a signature carries (`IMGPROXY_SIGNATURE_SIZE`). Default 32; clamped to 1…32.
+    public var signatureSize = 32 { didSet { signatureSize = Self.clamp(signatureSize, 1...32) } }
+    /// Signature strings accepted without a check (`IMGPROXY_TRUSTED_SIGNATURES`). Default none.
+    public var trustedSignatures: Set<String> = []
+
+    /// Whether URLs must carry a valid signature: some key is configured.
+    public var isSigning: Bool { !keys.isEmpty }
+
+    // MARK: Language and output
+
+    /// The URL language: path prefix, separator, presets, allowed options and schemes.
+    public var language = ProxyLanguage()
+    /// What results look like by default: qualities, formats, orientation, watermark…
+    public var output = OutputSettings()
 
     // MARK: Sources
 
@@ -32,6 +46,17 @@ public struct ProxyConfig: Sendable {
     /// the source and on every redirect hop (``HopPolicy``).
     public var allowedSources: [String] = []
 
+    /// Kinds of non-global address the SSRF guard lets through
+    /// (`IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES`, `…_LINK_LOCAL_…`, `…_PRIVATE_…`).
+    /// Default none (imgproxy allows private addresses by default; this server does not).
+    public var allowedAddressKinds: Set<IPAddress.Kind> = []
+    /// Resolves source host names for the SSRF guard. Default ``SystemHostResolver``
+    /// (its own thread pool, 5 s per lookup).
+    public var hostResolver: any HostResolving = SystemHostResolver()
+    /// Where the watermark image is downloaded from at start (`IMGPROXY_WATERMARK_URL`,
+    /// `--watermark-url`), when ``OutputSettings/watermark`` has none.
+    public var watermarkURL: URL?
+
     /// ``allowedHosts`` and ``allowedSources`` as the downloader's allowlist.
     public var sourceAllowlist: SourceAllowlist { SourceAllowlist(hosts: allowedHosts, urlPrefixes: allowedSources) }
 
@@ -43,7 +68,9 @@ public struct ProxyConfig: Sendable {
     public var maxSourcePixels = 50_000_000 { didSet { maxSourcePixels = Self.clamp(maxSourcePixels, 1...1_000_000_000) } }
     /// Most output pixels (all frames together). Default 50 million; clamped to 1…1 billion.
     public var maxOutputPixels = 50_000_000 { didSet { maxOutputPixels = Self.clamp(maxOutputPixels, 1...1_000_000_000) } }
-    /// Most frames of an animated output; more fail with 422. Default 500; clamped to 1…10,000.
+    /// Most frames of an animated output; more fail with 422; 1 makes every output a still
+    /// image of the first frame (`IMGPROXY_MAX_ANIMATION_FRAMES`). Default 500 (imgproxy: 1);
+    /// clamped to 1…10,000.
     public var maxAnimationFrames = 500 { didSet { maxAnimationFrames = Self.clamp(maxAnimationFrames, 1...10_000) } }
     /// Seconds one request may take in all (the source fetch included); then 504.
     /// Default 30; clamped to 0.01…3600 (NaN gives the default).
@@ -101,11 +128,31 @@ public struct ProxyConfig: Sendable {
     /// `Cache-Control: max-age` of image responses, in seconds. Default one year;
     /// clamped to 0…10 years.
     public var maxAge = 31_536_000 { didSet { maxAge = Self.clamp(maxAge, 0...315_360_000) } }
-    /// Quality of lossy outputs when the URL names none (1–100). Default 80.
-    public var defaultQuality = 80 { didSet { defaultQuality = Self.clamp(defaultQuality, 1...100) } }
+    /// Quality of lossy outputs when the URL names none: ``OutputSettings/quality``.
+    public var defaultQuality: Int {
+        get { output.quality }
+        set { output.quality = newValue }
+    }
 
     /// The defaults listed on each property.
     public init() {}
+
+    /// imgproxy's own defaults where they differ from ours (`--imgproxy-defaults`), so an
+    /// imgproxy deployment's environment gives imgproxy's behaviour: no `Accept`-based
+    /// format choice, animations answered with their first frame, no source size limit,
+    /// 2 workers per core, a 10 s request timeout, private source addresses allowed
+    /// (loopback and link-local still refused).
+    public static var imgproxyDefaults: ProxyConfig {
+        var config = ProxyConfig()
+        config.output.autoWebP = false
+        config.output.autoAVIF = false
+        config.maxAnimationFrames = 1
+        config.maxSourceBytes = 1 << 32
+        config.maxConcurrentTransforms = 2 * ProcessInfo.processInfo.activeProcessorCount
+        config.requestTimeout = 10
+        config.allowedAddressKinds = [.privateNetwork]
+        return config
+    }
 
     private static func clamp(_ value: Int, _ range: ClosedRange<Int>) -> Int {
         min(max(value, range.lowerBound), range.upperBound)
@@ -123,7 +170,8 @@ public struct ProxyConfig: Sendable {
         [
             ("engine", Self.engineRevision),
             ("codecs", CodecLibraries.summary),
-            ("quality", "\(defaultQuality)"),
+            ("output", output.fingerprint),
+            ("language", language.fingerprint),
             ("maxSourcePixels", "\(maxSourcePixels)"),
             ("maxOutputPixels", "\(maxOutputPixels)"),
             ("maxAnimationFrames", "\(maxAnimationFrames)"),

@@ -66,6 +66,9 @@ public struct ProxyError: Error, Sendable, Equatable {
         Row(code: 3005, name: "methodNotAllowed", status: 405, meaning: "only GET and HEAD"),
         Row(code: 3006, name: "clientClosedRequest", status: 499,
             meaning: "the client went away; never sent, logged at debug level only"),
+        Row(code: 3007, name: "expired", status: 404, meaning: "the URL's `expires` time has passed"),
+        Row(code: 3008, name: "securityOptionNotAllowed", status: 403,
+            meaning: "a security option in a URL of a server that does not allow them"),
     ]
 
     private static func row(_ code: Int) -> Row? { table.first { $0.code == code } }
@@ -97,6 +100,14 @@ public struct ProxyError: Error, Sendable, Equatable {
 
     /// 499: the client closed the connection; nothing is sent.
     public static let clientClosedRequest = ProxyError(row: 3006, message: "The client closed the request")
+
+    /// 404: the URL's `expires` time has passed (as imgproxy answers it).
+    public static let expired = ProxyError(row: 3007, message: "The URL has expired")
+
+    /// 403: a security option (`max_src_resolution`…) on a server that does not allow them.
+    public static func securityOptionNotAllowed(_ option: String) -> ProxyError {
+        ProxyError(row: 3008, message: "\(option.prefix(40)) is a security option, which this server does not allow in URLs")
+    }
 
     /// 504: the whole request took longer than the request timeout.
     public static let requestTimedOut = ProxyError(row: 2005, message: "Processing the image took longer than the request timeout")

@@ -56,8 +56,12 @@ struct ProxyResponder: HTTPResponder {
                     body: example.data))
             }
             let start = ContinuousClock.now
+            let headers = ImageProxy.RequestHeaders(
+                accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch],
+                dpr: Self.field(request, "Sec-CH-DPR") ?? Self.field(request, "DPR"),
+                width: Self.field(request, "Sec-CH-Width") ?? Self.field(request, "Width"))
             let answer = await Self.untilClosed(context.channel) {
-                await proxy.respond(path: path, accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
+                await proxy.respond(path: path, headers: headers)
             }
             // One structured line per image request (debug: a busy proxy answers thousands a second).
             context.logger.debug("image request", metadata: [
@@ -81,6 +85,11 @@ struct ProxyResponder: HTTPResponder {
             }
             return .error(.clientClosedRequest)
         }
+    }
+
+    /// The value of header `name`, if the request has it.
+    private static func field(_ request: Request, _ name: String) -> String? {
+        HTTPField.Name(name).flatMap { request.headers[$0] }
     }
 
     /// Waits until the client on `channel` went away (`true`, see

@@ -18,24 +18,19 @@ public struct ProxyResponse: Sendable {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    /// An image response, or 304 when `ifNoneMatch` names its ETag.
-    ///
-    /// `Cache-Control` is `public, max-age=N`, plus `immutable` for signed URLs (their
-    /// bytes never change for a given URL and key); `Vary: Accept` when the format was
-    /// negotiated.
-    static func image(
-        _ image: RenderedImage, varyAccept: Bool, signed: Bool, maxAge: Int, ifNoneMatch: String?
-    ) -> ProxyResponse {
+    /// An image response under `answer`'s rules, or 304 when `ifNoneMatch` names its ETag.
+    static func image(_ image: RenderedImage, answer: ResponseRules, ifNoneMatch: String?) -> ProxyResponse {
         var headers: [(String, String)] = [
-            ("Cache-Control", "public, max-age=\(maxAge)" + (signed ? ", immutable" : "")),
+            ("Cache-Control", answer.cacheControl(sourceCacheControl: image.sourceCacheControl)),
             ("ETag", image.etag),
             ("Last-Modified", HTTPDateFormat.format(image.lastModified)),
         ]
-        if varyAccept { headers.append(("Vary", "Accept")) }
+        if let vary = answer.vary { headers.append(("Vary", vary)) }
         if let ifNoneMatch, matches(ifNoneMatch, image.etag) {
             return ProxyResponse(status: 304, headers: headers, body: Data())
         }
         headers.append(("Content-Type", image.format.mimeType))
+        headers.append(("Content-Disposition", answer.contentDisposition(format: image.format)))
         return ProxyResponse(status: 200, headers: headers, body: image.data)
     }
 

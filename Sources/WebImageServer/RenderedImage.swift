@@ -10,12 +10,15 @@ public struct RenderedImage: Sendable, Hashable {
     /// Quoted, as sent in `ETag`.
     public var etag: String
     public var lastModified: Date
+    /// The source's `Cache-Control` (or its future `Expires` as max-age), for passthrough.
+    public var sourceCacheControl: String?
 
-    public init(data: Data, format: ImageFormat, etag: String, lastModified: Date) {
+    public init(data: Data, format: ImageFormat, etag: String, lastModified: Date, sourceCacheControl: String? = nil) {
         self.data = data
         self.format = format
         self.etag = etag
         self.lastModified = lastModified
+        self.sourceCacheControl = sourceCacheControl
     }
 
     /// The ETag of a result: a hash of the server's settings fingerprint, the source's own
@@ -45,9 +48,11 @@ public struct RenderedImage: Sendable, Hashable {
             var format: String
             var etag: String
             var lastModified: Double
+            var cacheControl: String?
         }
         var out = Data(Self.magic)
-        let meta = Meta(format: format.rawValue, etag: etag, lastModified: lastModified.timeIntervalSince1970)
+        let meta = Meta(format: format.rawValue, etag: etag, lastModified: lastModified.timeIntervalSince1970,
+                        cacheControl: sourceCacheControl)
         // Two strings and a number always encode.
         out.append((try? JSONEncoder().encode(meta)) ?? Data("{}".utf8))
         out.append(UInt8(ascii: "\n"))
@@ -61,6 +66,7 @@ public struct RenderedImage: Sendable, Hashable {
             var format: String
             var etag: String
             var lastModified: Double
+            var cacheControl: String?
         }
         guard serialized.starts(with: Self.magic),
               let newline = serialized[(serialized.startIndex + Self.magic.count)...].firstIndex(of: UInt8(ascii: "\n")),
@@ -69,6 +75,6 @@ public struct RenderedImage: Sendable, Hashable {
         else { return nil }
         self.init(
             data: Data(serialized[(newline + 1)...]), format: format, etag: meta.etag,
-            lastModified: Date(timeIntervalSince1970: meta.lastModified))
+            lastModified: Date(timeIntervalSince1970: meta.lastModified), sourceCacheControl: meta.cacheControl)
     }
 }

@@ -65,7 +65,8 @@ final class SourceFetcher: Sendable {
             throw ProxyError(WebImageError.badImageData("The source is empty"))
         }
         let source = SourceImage(
-            data: data, etag: response.http?.validators.etag, lastModified: response.http?.validators.lastModified)
+            data: data, etag: response.http?.validators.etag, lastModified: response.http?.validators.lastModified,
+            cacheControl: response.http?.headers["Cache-Control"], expires: response.http?.headers["Expires"])
         // Cache-Control: no-store from the source is honoured: not written.
         if let disk, response.http?.isNoStore != true {
             disk.store(source.serialized, forKey: key, completion: nil)

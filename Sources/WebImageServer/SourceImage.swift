@@ -9,6 +9,9 @@ struct SourceImage: Sendable {
     var etag: String?
     /// The source's `Last-Modified`, verbatim.
     var lastModified: String?
+    /// The source's `Cache-Control` and `Expires`, for `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`.
+    var cacheControl: String?
+    var expires: String?
 
     /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.
     var validator: String? { etag ?? lastModified }
@@ -20,6 +23,8 @@ struct SourceImage: Sendable {
     private struct Meta: Codable {
         var etag: String?
         var lastModified: String?
+        var cacheControl: String?
+        var expires: String?
     }
 
     /// `WISRC1\n`, one JSON line of validators, then the bytes: one file per source,
@@ -27,16 +32,19 @@ struct SourceImage: Sendable {
     var serialized: Data {
         var out = Data(Self.magic)
         // Two optional strings always encode.
-        out.append((try? JSONEncoder().encode(Meta(etag: etag, lastModified: lastModified))) ?? Data("{}".utf8))
+        let meta = Meta(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires)
+        out.append((try? JSONEncoder().encode(meta)) ?? Data("{}".utf8))
         out.append(UInt8(ascii: "\n"))
         out.append(data)
         return out
     }
 
-    init(data: Data, etag: String? = nil, lastModified: String? = nil) {
+    init(data: Data, etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil, expires: String? = nil) {
         self.data = data
         self.etag = etag
         self.lastModified = lastModified
+        self.cacheControl = cacheControl
+        self.expires = expires
     }
 
     /// Reads ``serialized``; `nil` for anything else (a damaged or foreign file).
@@ -46,6 +54,7 @@ struct SourceImage: Sendable {
               let newline = serialized[start...].firstIndex(of: UInt8(ascii: "\n")),
               let meta = try? JSONDecoder().decode(Meta.self, from: serialized[start..<newline])
         else { return nil }
-        self.init(data: Data(serialized[(newline + 1)...]), etag: meta.etag, lastModified: meta.lastModified)
+        self.init(data: Data(serialized[(newline + 1)...]), etag: meta.etag, lastModified: meta.lastModified,
+                  cacheControl: meta.cacheControl, expires: meta.expires)
     }
 }

@@ -1,11 +1,13 @@
 import Crypto
 import Foundation
 
-/// imgproxy's URL signature: base64url, without padding, of
-/// HMAC-SHA256(key, salt ‖ path-after-the-signature), with hex key and salt.
+/// imgproxy's URL signature: base64url, without padding, of the first
+/// ``signatureSize`` bytes of HMAC-SHA256(key, salt ‖ path-after-the-signature), with hex
+/// key and salt (docs/usage/signing_url.mdx; `IMGPROXY_SIGNATURE_SIZE` truncates it).
 ///
 /// Several key/salt pairs may be active at once so keys can be rotated: a URL signed
-/// with any of them passes. Comparison is constant-time. Stateless; use from any task.
+/// with any of them passes. ``trusted`` signature strings pass without a check
+/// (`IMGPROXY_TRUSTED_SIGNATURES`). Comparison is constant-time. Stateless; use from any task.
 public struct URLSigner: Sendable {
     /// One key and its salt, as raw bytes.
     public struct KeyPair: Sendable, Hashable {
@@ -60,40 +62,54 @@ public struct URLSigner: Sendable {
     }
 
     public let pairs: [KeyPair]
+    /// Bytes of the MAC a signature carries, 1…32. Default 32.
+    public let signatureSize: Int
+    /// Signature strings accepted as they are.
+    public let trusted: Set<String>
 
-    public init(pairs: [KeyPair]) {
+    public init(pairs: [KeyPair], signatureSize: Int = 32, trusted: Set<String> = []) {
         self.pairs = pairs
+        self.signatureSize = min(max(signatureSize, 1), 32)
+        self.trusted = trusted
     }
 
-    /// The signature of `path` (which starts with `/`) under `pair`.
-    public static func signature(of path: String, with pair: KeyPair) -> String {
-        var hmac = HMAC<SHA256>(key: SymmetricKey(data: pair.key))
-        hmac.update(data: pair.salt)
-        hmac.update(data: Array(path.utf8))
-        return Data(hmac.finalize()).base64EncodedString()
+    /// Whether URLs must be signed: some key is configured. Without one, imgproxy accepts
+    /// any signature segment (`unsafe`, `insecure`, `_`…).
+    public var isSigning: Bool { !pairs.isEmpty }
+
+    /// The signature of `path` (which starts with `/`) under `pair`, `size` bytes of MAC.
+    public static func signature(of path: String, with pair: KeyPair, size: Int = 32) -> String {
+        Data(mac(path, pair).prefix(min(max(size, 1), 32))).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// Whether `signature` signs `path` under any pair; constant-time in the signature's bytes.
+    private static func mac(_ path: String, _ pair: KeyPair) -> [UInt8] {
+        var hmac = HMAC<SHA256>(key: SymmetricKey(data: pair.key))
+        hmac.update(data: pair.salt)
+        hmac.update(data: Array(path.utf8))
+        return Array(hmac.finalize())
+    }
+
+    /// Whether `signature` signs `path` under any pair; constant-time in the signature's
+    /// bytes (every pair is tried, and the comparison does not stop at the first difference).
     public func isValid(signature: String, for path: String) -> Bool {
-        guard let given = Self.digest(fromBase64URL: signature) else { return false }
+        if trusted.contains(signature) { return true }
+        guard let given = Self.digest(fromBase64URL: signature), given.count == signatureSize else { return false }
         var valid = false
-        let message = Array(path.utf8)
-        // Every pair is tried (no early exit) and swift-crypto compares in constant time.
-        for pair in pairs where HMAC<SHA256>.isValidAuthenticationCode(
-            given, authenticating: pair.salt + message, using: SymmetricKey(data: pair.key)) {
-            valid = true
+        for pair in pairs {
+            let expected = Self.mac(path, pair).prefix(signatureSize)
+            var difference: UInt8 = 0
+            for (a, b) in zip(given, expected) { difference |= a ^ b }
+            if difference == 0 { valid = true }
         }
         return valid
     }
 
-    /// The 32 bytes of a base64url signature; `nil` when malformed or of another length
-    /// (imgproxy's truncated signatures are not supported: they weaken the check).
+    /// The bytes of an unpadded base64url signature; `nil` when malformed (a padded one
+    /// too, as imgproxy refuses it).
     static func digest(fromBase64URL text: String) -> [UInt8]? {
-        guard text.count == 43 else { return nil }
-        let base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "="
-        guard let data = Data(base64Encoded: base64), data.count == 32 else { return nil }
-        return Array(data)
+        guard !text.isEmpty, text.count <= 44, !text.contains("=") else { return nil }
+        return SourceDecoding.base64URL(Substring(text)).map(Array.init)
     }
 }

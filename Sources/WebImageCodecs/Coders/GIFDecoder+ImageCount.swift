@@ -7,6 +7,11 @@ extension GIFDecoder {
     /// canvas per frame until the limit is reached. An image cut off by the end of the
     /// data still counts.
     static func declaredImageCount(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { declaredImageCount($0) }
+    }
+
+    /// ``declaredImageCount(_:)`` over raw bytes, stopping once `limit` images are counted.
+    static func declaredImageCount(_ bytes: UnsafeRawBufferPointer, limit: Int = .max) -> Int {
         guard bytes.count >= 13 else { return 0 }
         var offset = 13
         if bytes[10] & 0x80 != 0 { offset += 3 << (Int(bytes[10] & 0x07) + 1) }
@@ -25,6 +30,7 @@ extension GIFDecoder {
                 skipSubBlocks()
             case 0x2C:  // image: descriptor, optional local colour table, LZW size, sub-blocks
                 count += 1
+                if count >= limit { return count }
                 guard offset + 10 <= bytes.count else { return count }
                 let flags = bytes[offset + 9]
                 offset += 10

@@ -9,27 +9,38 @@ import Prometheus
 import WebImage
 import WebImageServer
 
-/// `webimage serve`: the image proxy (imgproxy's URL and signature scheme) over HTTP.
+/// `webimage serve`: the image proxy (imgproxy's URL language, signatures and
+/// environment) over HTTP.
 ///
-/// Keys come from `--key/--salt` (repeatable, paired in order, for rotation) or
-/// `WEBIMAGE_KEY`/`WEBIMAGE_SALT`. With neither and without `--unsigned`, dev mode: a
-/// random key and salt are generated and printed on stderr. SIGTERM or SIGINT stops the
-/// server gracefully: in-flight requests finish, then the caches are flushed.
+/// Settings come from, in increasing priority: the defaults (ours, or imgproxy's with
+/// `--imgproxy-defaults`), imgproxy's `IMGPROXY_*` environment variables, then the flags.
+/// Without a key, URLs are not signed and any signature segment is accepted, as in
+/// imgproxy. SIGTERM or SIGINT stops the server gracefully: in-flight requests finish,
+/// then the caches are flushed.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the image proxy: GET /{signature}/{options…}/{base64url source}[.ext], /health, /metrics, /gallery.")
+        abstract: "Run the image proxy: GET /{signature}/{options…}/{source}, /health, /metrics, /gallery.",
+        discussion: """
+            Every setting also reads imgproxy's environment variable of the same meaning
+            (IMGPROXY_KEY, IMGPROXY_SALT, IMGPROXY_BIND, IMGPROXY_WORKERS, IMGPROXY_QUALITY,
+            IMGPROXY_PRESETS…; the README lists them); a flag wins over its variable.
+            """)
 
-    @Option(help: "Port to listen on (0: any free port, printed at start).")
-    var port = 8080
-    @Option(help: "Address to listen on.")
-    var host = "127.0.0.1"
-    @Option(help: "Hex signing key (repeat with --salt for key rotation).")
+    @Option(help: "Port to listen on (0: any free port, printed at start). Env: IMGPROXY_BIND, PORT.")
+    var port: Int?
+    @Option(help: "Address to listen on (default 127.0.0.1). Env: IMGPROXY_BIND.")
+    var host: String?
+    @Option(help: "Hex signing key (repeat with --salt for key rotation). Env: IMGPROXY_KEY.")
     var key: [String] = []
-    @Option(help: "Hex signing salt, paired with --key in order.")
+    @Option(help: "Hex signing salt, paired with --key in order. Env: IMGPROXY_SALT.")
     var salt: [String] = []
-    @Flag(help: "Accept unsigned URLs (`unsafe` in place of the signature). For local use.")
+    @Flag(help: "No signatures: accept any signature segment (what happens anyway without a key).")
     var unsigned = false
+    @Option(help: "Bytes of MAC a signature carries (1…32). Env: IMGPROXY_SIGNATURE_SIZE.")
+    var signatureSize: Int?
+    @Flag(help: "Start from imgproxy's defaults (no format negotiation, animations as first frame…) instead of ours.")
+    var imgproxyDefaults = false
     @Option(help: "Directory of the source and result caches (shared safely by several instances).")
     var cacheDir: String?
     @Flag(help: "Cache neither sources nor results (in-flight requests still coalesce).")
@@ -40,57 +51,76 @@ struct ServeCommand: AsyncParsableCommand {
     var allowNetwork: [String] = []
     @Option(help: "Only fetch sources from this host (`.example.com` includes subdomains). Repeatable. Checked on every redirect hop.")
     var allowHost: [String] = []
-    @Option(help: "Only fetch sources whose URL starts with this prefix (`*` matches anything but `/`), as IMGPROXY_ALLOWED_SOURCES. Repeatable. Checked on every redirect hop.")
+    @Option(help: "Only fetch sources whose URL starts with this prefix (`*` matches anything but `/`). Repeatable. Checked on every redirect hop. Env: IMGPROXY_ALLOWED_SOURCES.")
     var allowSource: [String] = []
-    @Option(parsing: .unconditional, help: "Largest source image in pixels, all frames together (1…1000000000).")
-    var maxSourcePixels = 50_000_000
-    @Option(parsing: .unconditional, help: "Largest source body in bytes (1024…4294967296).")
-    var maxSourceBytes = 50_000_000
+    @Option(parsing: .unconditional, help: "Largest source image in pixels, all frames together (1…1000000000). Env: IMGPROXY_MAX_SRC_RESOLUTION (megapixels).")
+    var maxSourcePixels: Int?
+    @Option(parsing: .unconditional, help: "Largest source body in bytes (1024…4294967296). Env: IMGPROXY_MAX_SRC_FILE_SIZE.")
+    var maxSourceBytes: Int?
     @Option(parsing: .unconditional, help: "Largest output in pixels, all frames together (1…1000000000).")
-    var maxOutputPixels = 50_000_000
-    @Option(parsing: .unconditional, help: "Most frames of an animated output (1…10000).")
-    var maxAnimationFrames = 500
-    @Option(parsing: .unconditional, help: "Seconds one request may take, the source fetch included (0.01…3600).")
-    var timeout = 30.0
+    var maxOutputPixels: Int?
+    @Option(parsing: .unconditional, help: "Most frames of an animated output (1…10000; 1: first frame only). Env: IMGPROXY_MAX_ANIMATION_FRAMES.")
+    var maxAnimationFrames: Int?
+    @Option(parsing: .unconditional, help: "Seconds one request may take, the source fetch included (0.01…3600). Env: IMGPROXY_TIMEOUT.")
+    var timeout: Double?
     @Option(name: [.customLong("max-concurrent-transforms"), .customLong("workers")],
-            parsing: .unconditional, help: "Images processed at once (1…1024; default 4 per core).")
+            parsing: .unconditional, help: "Images processed at once (1…1024; default 4 per core). Env: IMGPROXY_WORKERS.")
     var maxConcurrentTransforms: Int?
-    @Option(parsing: .unconditional, help: "Requests that may wait for a transform slot before 503 (0…100000).")
-    var maxQueue = 256
-    @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (0…315360000).")
-    var maxAge = 31_536_000
+    @Option(parsing: .unconditional, help: "Requests that may wait for a transform slot before 503 (0…100000). Env: IMGPROXY_REQUESTS_QUEUE_SIZE.")
+    var maxQueue: Int?
+    @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (0…315360000). Env: IMGPROXY_TTL.")
+    var maxAge: Int?
     @Option(parsing: .unconditional, help: "Bytes of sources and results on disk, together, for every instance sharing --cache-dir (1048576…17592186044416; default 1 GiB). Trimmed while serving, least recently read first.")
-    var cacheMaxSize = 1 << 30
+    var cacheMaxSize: Int?
     @Option(parsing: .unconditional, help: "Seconds a cached source or result may go unread before it is removed (60…315360000; default one week).")
-    var cacheMaxAge = 604_800.0
-    @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (1…100).")
-    var quality = 80
+    var cacheMaxAge: Double?
+    @Option(parsing: .unconditional, help: "Bytes of encoded results kept in memory (0…68719476736; default 256 MiB; sources get a quarter as much again).")
+    var memoryCacheSize: Int?
+    @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (1…100). Env: IMGPROXY_QUALITY.")
+    var quality: Int?
     @Option(parsing: .unconditional, help: "Bytes of decoded pixels all requests may hold at once (16777216…1099511627776; default a quarter of RAM, 256 MiB…8 GiB). Requests wait for room, then 503.")
     var maxMemory: Int?
     @Option(parsing: .unconditional, help: "Threads reading the disk caches (1…256).")
-    var ioThreads = 4
+    var ioThreads: Int?
+    @Option(help: "A preset, NAME=option/option… (repeatable). Env: IMGPROXY_PRESETS.")
+    var preset: [String] = []
+    @Option(help: "A file of presets, one NAME=options per line (# comments). Env: IMGPROXY_PRESETS_PATH.")
+    var presetsFile: String?
+    @Flag(help: "Presets-only URLs: /{signature}/{preset:preset…}/{source}. Env: IMGPROXY_ONLY_PRESETS.")
+    var onlyPresets = false
+    @Option(help: "The watermark image file. Env: IMGPROXY_WATERMARK_PATH (or _DATA, _URL).")
+    var watermarkPath: String?
+    @Option(help: "The watermark image's URL, downloaded once at start. Env: IMGPROXY_WATERMARK_URL.")
+    var watermarkURL: String?
+    @Option(help: "A prefix before the signature (e.g. /images). Env: IMGPROXY_PATH_PREFIX.")
+    var pathPrefix: String?
+    @Flag(help: "Allow the security options (max_src_resolution…) in URLs. Env: IMGPROXY_ALLOW_SECURITY_OPTIONS.")
+    var allowSecurityOptions = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     func validate() throws {
-        try NumericOption.check(port, "--port", in: 0...65535, "a port")
-        try NumericOption.check(maxSourcePixels, "--max-source-pixels", in: 1...1_000_000_000, "a pixel count")
-        try NumericOption.check(maxSourceBytes, "--max-source-bytes", in: 1024...(1 << 32), "a byte count")
-        try NumericOption.check(maxOutputPixels, "--max-output-pixels", in: 1...1_000_000_000, "a pixel count")
-        try NumericOption.check(maxAnimationFrames, "--max-animation-frames", in: 1...10_000, "a frame count")
-        try NumericOption.check(maxQueue, "--max-queue", in: 0...100_000, "a request count")
-        try NumericOption.check(maxAge, "--max-age", in: 0...315_360_000, "seconds")
-        try NumericOption.check(cacheMaxSize, "--cache-max-size", in: (1 << 20)...(1 << 44), "a byte count")
-        guard cacheMaxAge.isFinite, (60...315_360_000).contains(cacheMaxAge) else {
+        func check(_ value: Int?, _ name: String, _ range: ClosedRange<Int>, _ what: String) throws {
+            if let value { try NumericOption.check(value, name, in: range, what) }
+        }
+        try check(port, "--port", 0...65535, "a port")
+        try check(signatureSize, "--signature-size", 1...32, "a byte count")
+        try check(maxSourcePixels, "--max-source-pixels", 1...1_000_000_000, "a pixel count")
+        try check(maxSourceBytes, "--max-source-bytes", 1024...(1 << 32), "a byte count")
+        try check(maxOutputPixels, "--max-output-pixels", 1...1_000_000_000, "a pixel count")
+        try check(maxAnimationFrames, "--max-animation-frames", 1...10_000, "a frame count")
+        try check(maxQueue, "--max-queue", 0...100_000, "a request count")
+        try check(maxAge, "--max-age", 0...315_360_000, "seconds")
+        try check(cacheMaxSize, "--cache-max-size", (1 << 20)...(1 << 44), "a byte count")
+        try check(memoryCacheSize, "--memory-cache-size", 0...(64 << 30), "a byte count")
+        try check(quality, "--quality", 1...100, "a quality")
+        try check(maxMemory, "--max-memory", (16 << 20)...(1 << 40), "a byte count")
+        try check(ioThreads, "--io-threads", 1...256, "a thread count")
+        try check(maxConcurrentTransforms, "--max-concurrent-transforms", 1...1024, "a count")
+        if let cacheMaxAge, !cacheMaxAge.isFinite || !(60...315_360_000).contains(cacheMaxAge) {
             throw ValidationError("--cache-max-age must be a number of seconds from 60 to 315360000; got \(cacheMaxAge)")
         }
-        try NumericOption.check(quality, "--quality", in: 1...100, "a quality")
-        if let maxMemory { try NumericOption.check(maxMemory, "--max-memory", in: (16 << 20)...(1 << 40), "a byte count") }
-        try NumericOption.check(ioThreads, "--io-threads", in: 1...256, "a thread count")
-        if let maxConcurrentTransforms {
-            try NumericOption.check(maxConcurrentTransforms, "--max-concurrent-transforms", in: 1...1024, "a count")
-        }
-        guard timeout.isFinite, (0.01...3600).contains(timeout) else {
+        if let timeout, !timeout.isFinite || !(0.01...3600).contains(timeout) {
             throw ValidationError("--timeout must be a number of seconds from 0.01 to 3600; got \(timeout)")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
@@ -99,21 +129,85 @@ struct ServeCommand: AsyncParsableCommand {
         for network in allowNetwork where IPNetwork(network) == nil {
             throw ValidationError("--allow-network: not a CIDR block: \(network)")
         }
-        _ = try keyPairs()
+        _ = try settings()
     }
 
-    /// The key pairs from the options, else from the environment.
-    private func keyPairs() throws -> [URLSigner.KeyPair] {
-        var texts = Array(zip(key, salt))
-        let environment = ProcessInfo.processInfo.environment
-        if texts.isEmpty, let k = environment["WEBIMAGE_KEY"], let s = environment["WEBIMAGE_SALT"] {
-            texts = [(k, s)]
+    /// The proxy's settings and listen address: defaults, then the environment, then flags.
+    func settings() throws -> (ProxyConfig, host: String, port: Int) {
+        var config = imgproxyDefaults ? ProxyConfig.imgproxyDefaults : ProxyConfig()
+        let bind: ProxyConfig.Bind
+        do {
+            (config, bind) = try config.applyingEnvironment(ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
         }
-        return try texts.map { k, s in
-            guard let pair = URLSigner.KeyPair(hexKey: k, hexSalt: s) else {
-                throw ValidationError("Keys and salts must be hex strings (an even number of 0-9a-f digits); the key not empty")
+        if !key.isEmpty {
+            config.keys = try zip(key, salt).map { k, s in
+                guard let pair = URLSigner.KeyPair(hexKey: k, hexSalt: s) else {
+                    throw ValidationError("Keys and salts must be hex strings (an even number of 0-9a-f digits); the key not empty")
+                }
+                return pair
             }
-            return pair
+        }
+        if unsigned { config.keys = [] }
+        if let signatureSize { config.signatureSize = signatureSize }
+        config.isCacheEnabled = !noCache
+        if let cacheDir { config.cacheDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        if allowPrivateAddresses { config.allowsPrivateAddresses = true }
+        config.allowedNetworks += allowNetwork.compactMap(IPNetwork.init)
+        if !allowHost.isEmpty { config.allowedHosts = allowHost }
+        if !allowSource.isEmpty { config.allowedSources = allowSource }
+        if let maxSourcePixels { config.maxSourcePixels = maxSourcePixels }
+        if let maxSourceBytes { config.maxSourceBytes = maxSourceBytes }
+        if let maxOutputPixels { config.maxOutputPixels = maxOutputPixels }
+        if let maxAnimationFrames { config.maxAnimationFrames = maxAnimationFrames }
+        if let timeout { config.requestTimeout = timeout }
+        if let maxConcurrentTransforms { config.maxConcurrentTransforms = maxConcurrentTransforms }
+        if let maxQueue { config.maxQueuedTransforms = maxQueue }
+        if let maxAge { config.maxAge = maxAge }
+        if let cacheMaxSize { config.maxCacheBytes = cacheMaxSize }
+        if let cacheMaxAge { config.maxCacheAge = cacheMaxAge }
+        if let memoryCacheSize { config.memoryCacheBytes = memoryCacheSize }
+        if let quality { config.output.quality = quality }
+        if let maxMemory { config.maxMemoryBytes = maxMemory }
+        if let ioThreads { config.ioThreads = ioThreads }
+        if let pathPrefix { config.language.pathPrefix = pathPrefix.hasSuffix("/") ? String(pathPrefix.dropLast()) : pathPrefix }
+        if allowSecurityOptions { config.language.allowsSecurityOptions = true }
+        if onlyPresets { config.language.onlyPresets = true }
+        if let watermarkPath {
+            guard let data = FileManager.default.contents(atPath: watermarkPath) else {
+                throw ValidationError("--watermark-path: cannot read \(watermarkPath)")
+            }
+            config.output.watermark = data
+        }
+        if let watermarkURL {
+            guard let url = URL(string: watermarkURL), url.scheme != nil else { throw ValidationError("--watermark-url: not a URL") }
+            config.watermarkURL = url
+        }
+        var presetEntries = preset
+        if let presetsFile {
+            guard let data = FileManager.default.contents(atPath: presetsFile) else {
+                throw ValidationError("--presets-file: cannot read \(presetsFile)")
+            }
+            presetEntries += String(decoding: data, as: UTF8.self).components(separatedBy: .newlines)
+        }
+        if let problem = Self.addPresets(presetEntries, to: &config.language) {
+            throw ValidationError("presets: \(problem)")
+        }
+        return (config, host ?? bind.host ?? "127.0.0.1", port ?? bind.port ?? 8080)
+    }
+
+    /// Adds (and overrides with) the flags' presets, then checks every preset; the
+    /// problem, if any.
+    private static func addPresets(_ entries: [String], to language: inout ProxyLanguage) -> String? {
+        do throws(ProxyError) {
+            if !entries.isEmpty {
+                language.presets.merge(try Presets(entries: entries, separator: language.separator))
+            }
+            try language.validate()
+            return nil
+        } catch {
+            return error.message
         }
     }
 
@@ -124,44 +218,30 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
-        var config = ProxyConfig()
-        config.keys = try keyPairs()
-        config.allowsUnsigned = unsigned
-        if config.keys.isEmpty && !unsigned {
-            let pair = URLSigner.KeyPair.random()
-            config.keys = [pair]
-            FileHandle.standardError.write(Data("""
-                webimage serve: no key given (--key/--salt, WEBIMAGE_KEY/WEBIMAGE_SALT): dev mode with a fresh key
-                  WEBIMAGE_KEY=\(pair.hexKey)
-                  WEBIMAGE_SALT=\(pair.hexSalt)
-
-                """.utf8))
+        var (config, host, port) = try settings()
+        if !config.isSigning {
+            FileHandle.standardError.write(Data(
+                "webimage serve: no key (--key/--salt, IMGPROXY_KEY/IMGPROXY_SALT): URLs are not signed\n".utf8))
         }
-        config.isCacheEnabled = !noCache
-        config.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        config.allowsPrivateAddresses = allowPrivateAddresses
-        config.allowedNetworks = allowNetwork.compactMap(IPNetwork.init)
-        config.allowedHosts = allowHost
-        config.allowedSources = allowSource
-        config.maxCacheBytes = cacheMaxSize
-        config.maxCacheAge = cacheMaxAge
-        config.defaultQuality = quality
-        if let maxMemory { config.maxMemoryBytes = maxMemory }
-        config.ioThreads = ioThreads
-        config.maxSourcePixels = maxSourcePixels
-        config.maxSourceBytes = maxSourceBytes
-        config.maxOutputPixels = maxOutputPixels
-        config.maxAnimationFrames = maxAnimationFrames
-        config.requestTimeout = timeout
-        if let maxConcurrentTransforms { config.maxConcurrentTransforms = maxConcurrentTransforms }
-        config.maxQueuedTransforms = maxQueue
-        config.maxAge = maxAge
-
+        if config.output.watermark == nil, let url = config.watermarkURL {
+            config.output.watermark = try await Self.download(url)
+        }
         let proxy = ImageProxy(config: config, logger: logger)
         let server = ProxyServer(proxy: proxy, host: host, port: port, metrics: registry, logger: logger)
         let shownHost = host.contains(":") ? "[\(host)]" : host
         try await server.run { port in
             FileHandle.standardError.write(Data("webimage serve: listening on http://\(shownHost):\(port) (gallery: /gallery)\n".utf8))
+        }
+    }
+
+    /// The watermark's bytes, fetched once at start from the operator's own URL (no SSRF guard).
+    private static func download(_ url: URL) async throws -> Data {
+        var config = DownloaderConfig()
+        config.hopPolicy.addresses = nil
+        return try await ImageDownloader.withDownloader(config: config) { downloader in
+            let response = try await downloader.loadImage(with: url, options: [.avoidDecodeImage])
+            guard let data = response.data else { throw ValidationError("--watermark-url: empty answer") }
+            return data
         }
     }
 

@@ -13,8 +13,9 @@ final class ChildProcess: Sendable {
     let log: URL
     let process: Process
 
-    /// Starts `executable arguments…`, logging to `log`.
-    init(_ name: String, executable: URL, arguments: [String], log: URL) throws {
+    /// Starts `executable arguments…`, logging to `log`, with this process's environment
+    /// plus `environment` (a value there replaces the inherited one).
+    init(_ name: String, executable: URL, arguments: [String], environment: [String: String] = [:], log: URL) throws {
         self.name = name
         self.log = log
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
@@ -24,6 +25,9 @@ final class ChildProcess: Sendable {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice

@@ -29,13 +29,18 @@ struct ServeInstance: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts `webimage serve --unsigned --host 127.0.0.1 --port <free port> extra…` and waits
-    /// until `/health` answers 200 (or the process ends, which fails with its log).
-    static func start(_ extra: [String], log: URL, client: HTTPClient) async throws -> ServeInstance {
+    /// Starts `webimage serve [--unsigned] --host 127.0.0.1 --port <free port> extra…` with
+    /// `environment` added to this process's, and waits until `/health` answers 200 (or the
+    /// process ends, which fails with its log). Without `unsigned` the keys come from `extra`
+    /// or the environment.
+    static func start(
+        _ extra: [String], environment: [String: String] = [:], unsigned: Bool = true, log: URL, client: HTTPClient
+    ) async throws -> ServeInstance {
         let port = try ChildProcess.freePort()
         let process = try ChildProcess(
             "webimage serve :\(port)", executable: executable,
-            arguments: ["serve", "--unsigned", "--host", "127.0.0.1", "--port", "\(port)"] + extra, log: log)
+            arguments: ["serve"] + (unsigned ? ["--unsigned"] : []) + ["--host", "127.0.0.1", "--port", "\(port)"] + extra,
+            environment: environment, log: log)
         let instance = ServeInstance(port: port, process: process)
         do {
             try await waitUntilHealthy(instance.baseURL + "/health", process: process, client: client)

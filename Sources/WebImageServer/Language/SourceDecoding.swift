@@ -1,0 +1,58 @@
+import Foundation
+
+/// The source part of an imgproxy URL: `plain/{percent-encoded URL}[@ext]` or base64url
+/// chunks (`/`-separated, padding tolerated) with an optional `.ext` and, when the server
+/// says so, a trailing SEO file name (docs/usage/processing.mdx, "Source URL").
+enum SourceDecoding {
+    /// The source URL text and the output extension it carries, if any.
+    struct Decoded: Sendable, Hashable {
+        var url: String
+        var ext: String?
+    }
+
+    /// Decodes the segments after the options.
+    ///
+    /// - Parameter includesFilename: `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`: the last
+    ///   segment of a base64 source (when there are several) is a file name to drop.
+    static func decode(_ segments: ArraySlice<Substring>, includesFilename: Bool) throws(ProxyError) -> Decoded {
+        guard let first = segments.first, !(segments.count == 1 && first.isEmpty) else {
+            throw .badRequest("The source URL is missing")
+        }
+        if first == "plain", segments.count > 1 {
+            return try plain(segments.dropFirst().joined(separator: "/"))
+        }
+        var chunks = segments
+        if includesFilename, chunks.count > 1 { chunks = chunks.dropLast() }
+        let joined = chunks.joined()
+        let parts = joined.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { throw .badRequest("The source names more than one output format") }
+        let ext = parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : nil
+        guard !parts[0].isEmpty else { throw .badRequest("The source URL is missing") }
+        guard let data = base64URL(parts[0]), let text = String(data: data, encoding: .utf8) else {
+            throw .badRequest("The source is not base64url of a UTF-8 URL")
+        }
+        return Decoded(url: text, ext: ext)
+    }
+
+    /// `{percent-encoded URL}[@ext]`: one `@` at most (a literal one is sent as `%40`).
+    private static func plain(_ text: String) throws(ProxyError) -> Decoded {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { throw .badRequest("The plain source names more than one output format (escape @ as %40)") }
+        guard !parts[0].isEmpty else { throw .badRequest("The source URL is missing") }
+        guard let url = parts[0].removingPercentEncoding else {
+            throw .badRequest("The plain source has malformed percent-encoding")
+        }
+        let ext = parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : nil
+        return Decoded(url: url, ext: ext)
+    }
+
+    /// URL-safe base64 without padding (trailing `=` tolerated); `nil` for anything else.
+    static func base64URL(_ text: Substring) -> Data? {
+        let trimmed = text.reversed().drop { $0 == "=" }.reversed()
+        guard trimmed.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+        var base64 = String(trimmed).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard base64.count % 4 != 1 else { return nil }
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import WebImage
+import WebImageCodecs
+
+extension ProxyConfig {
+    /// A variable that could not be used: its name and why.
+    public struct EnvironmentError: Error, Sendable, CustomStringConvertible {
+        public var variable: String
+        public var reason: String
+        public var description: String { "\(variable): \(reason)" }
+    }
+
+    /// Where the server listens, from `IMGPROXY_BIND` (`host:port`, `:port`) or `PORT`.
+    public struct Bind: Sendable, Hashable {
+        public var host: String?
+        public var port: Int?
+    }
+
+    /// These settings with every imgproxy environment variable of `environment` that
+    /// `serve` shares applied (docs/configuration/options.mdx of imgproxy). Unset and
+    /// blank variables keep the setting; a malformed value is an error naming the
+    /// variable (as imgproxy 4 refuses to start). Booleans take Go's forms (`1 t T TRUE
+    /// true True`, `0 f F FALSE false False`); lists are comma-separated.
+    ///
+    /// Also returns the listen address from `IMGPROXY_BIND`/`PORT`.
+    public func applyingEnvironment(_ environment: [String: String]) throws(EnvironmentError) -> (ProxyConfig, Bind) {
+        var reader = EnvironmentReader(values: environment)
+        var c = self
+        // Signing
+        var keys = try reader.list("IMGPROXY_KEY")
+        if keys == nil { keys = try reader.list("WEBIMAGE_KEY") }
+        var salts = try reader.list("IMGPROXY_SALT")
+        if salts == nil { salts = try reader.list("WEBIMAGE_SALT") }
+        if keys != nil || salts != nil {
+            let k = keys ?? [], s = salts ?? []
+            guard k.count == s.count else {
+                throw EnvironmentError(variable: "IMGPROXY_KEY", reason: "as many keys as salts are needed (\(k.count) and \(s.count))")
+            }
+            c.keys = try zip(k, s).map { key, salt throws(EnvironmentError) in
+                guard let pair = URLSigner.KeyPair(hexKey: key, hexSalt: salt) else {
+                    throw EnvironmentError(variable: "IMGPROXY_KEY", reason: "keys and salts are hex strings")
+                }
+                return pair
+            }
+        }
+        if let v = try reader.int("IMGPROXY_SIGNATURE_SIZE", 1...32) { c.signatureSize = v }
+        if let v = try reader.list("IMGPROXY_TRUSTED_SIGNATURES") { c.trustedSignatures = Set(v) }
+        // Server and limits
+        if let v = try reader.int("IMGPROXY_WORKERS", 1...1024) { c.maxConcurrentTransforms = v }
+        else if let v = try reader.int("IMGPROXY_CONCURRENCY", 1...1024) { c.maxConcurrentTransforms = v }
+        if let v = try reader.int("IMGPROXY_REQUESTS_QUEUE_SIZE", 0...1_000_000) { c.maxQueuedTransforms = v == 0 ? 100_000 : v }
+        if let v = try reader.int("IMGPROXY_TIMEOUT", 1...3600) { c.requestTimeout = TimeInterval(v) }
+        if let v = try reader.int("IMGPROXY_TTL", 0...315_360_000) { c.maxAge = v }
+        if let v = try reader.megapixels("IMGPROXY_MAX_SRC_RESOLUTION") { c.maxSourcePixels = v }
+        if let v = try reader.int("IMGPROXY_MAX_SRC_FILE_SIZE", 0...(1 << 32)) { c.maxSourceBytes = v == 0 ? 1 << 32 : v }
+        if let v = try reader.int("IMGPROXY_MAX_ANIMATION_FRAMES", 1...10_000) { c.maxAnimationFrames = v }
+        if let v = try reader.int("IMGPROXY_MAX_RESULT_DIMENSION", 0...1_000_000) { c.output.maxResultDimension = v }
+        if let v = try reader.list("IMGPROXY_ALLOWED_SOURCES") { c.allowedSources = v }
+        if let v = try reader.bool("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES") { c.setAllowed(.loopback, v) }
+        if let v = try reader.bool("IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES") { c.setAllowed(.linkLocal, v) }
+        if let v = try reader.bool("IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES") { c.setAllowed(.privateNetwork, v) }
+        // Output
+        if let v = try reader.int("IMGPROXY_QUALITY", 1...100) { c.output.quality = v }
+        if let v = try reader.formatQualities("IMGPROXY_FORMAT_QUALITY") { c.output.formatQuality.merge(v) { $1 } }
+        if let v = try reader.bool("IMGPROXY_AUTO_WEBP") { c.output.autoWebP = v }
+        else if let v = try reader.bool("IMGPROXY_ENABLE_WEBP_DETECTION") { c.output.autoWebP = v }
+        if let v = try reader.bool("IMGPROXY_AUTO_AVIF") { c.output.autoAVIF = v }
+        else if let v = try reader.bool("IMGPROXY_ENABLE_AVIF_DETECTION") { c.output.autoAVIF = v }
+        if let v = try reader.bool("IMGPROXY_ENFORCE_WEBP") { c.output.enforceWebP = v }
+        if let v = try reader.bool("IMGPROXY_ENFORCE_AVIF") { c.output.enforceAVIF = v }
+        if let v = try reader.formats("IMGPROXY_PREFERRED_FORMATS") { c.output.preferredFormats = v }
+        if let v = try reader.formats("IMGPROXY_SKIP_PROCESSING_FORMATS") { c.output.skipProcessingFormats = Set(v) }
+        if let v = try reader.bool("IMGPROXY_AUTO_ROTATE") { c.output.autoRotate = v }
+        if let v = try reader.bool("IMGPROXY_STRIP_METADATA") { c.output.stripMetadata = v }
+        if let v = try reader.bool("IMGPROXY_KEEP_COPYRIGHT") { c.output.keepCopyright = v }
+        if let v = try reader.bool("IMGPROXY_STRIP_COLOR_PROFILE") { c.output.stripColorProfile = v }
+        if let v = try reader.bool("IMGPROXY_RETURN_ATTACHMENT") { c.output.returnAttachment = v }
+        if let v = try reader.bool("IMGPROXY_ENABLE_CLIENT_HINTS") { c.output.clientHints = v }
+        if let v = try reader.bool("IMGPROXY_CACHE_CONTROL_PASSTHROUGH") { c.output.cacheControlPassthrough = v }
+        if let v = try reader.number("IMGPROXY_WATERMARK_OPACITY", 0...1) { c.output.watermarkOpacity = v }
+        if let v = reader.text("IMGPROXY_WATERMARK_DATA") {
+            guard let data = Data(base64Encoded: v) else {
+                throw EnvironmentError(variable: "IMGPROXY_WATERMARK_DATA", reason: "not base64")
+            }
+            c.output.watermark = data
+        } else if let path = reader.text("IMGPROXY_WATERMARK_PATH") {
+            c.output.watermark = try reader.file(path, "IMGPROXY_WATERMARK_PATH")
+        } else if let url = reader.text("IMGPROXY_WATERMARK_URL") {
+            c.watermarkURL = URL(string: url)
+        }
+        // Language
+        if let v = reader.text("IMGPROXY_PATH_PREFIX") { c.language.pathPrefix = v.hasSuffix("/") ? String(v.dropLast()) : v }
+        if let v = reader.text("IMGPROXY_ARGUMENTS_SEPARATOR") { c.language.separator = v }
+        if let v = reader.text("IMGPROXY_BASE_URL") { c.language.baseURL = v }
+        if let v = try reader.bool("IMGPROXY_BASE64_URL_INCLUDES_FILENAME") { c.language.base64URLIncludesFilename = v }
+        if let v = try reader.bool("IMGPROXY_ALLOW_SECURITY_OPTIONS") { c.language.allowsSecurityOptions = v }
+        if let v = try reader.list("IMGPROXY_ALLOWED_PROCESSING_OPTIONS") { c.language.allowedOptionNames = Set(v) }
+        if let v = try reader.bool("IMGPROXY_ONLY_PRESETS") { c.language.onlyPresets = v }
+        var presetEntries: [String] = []
+        if let v = reader.text("IMGPROXY_PRESETS") {
+            let separator = reader.text("IMGPROXY_PRESETS_SEPARATOR") ?? ","
+            presetEntries += v.components(separatedBy: separator)
+        }
+        if let path = reader.text("IMGPROXY_PRESETS_PATH") {
+            let data = try reader.file(path, "IMGPROXY_PRESETS_PATH")
+            presetEntries += String(decoding: data, as: UTF8.self).components(separatedBy: .newlines)
+        }
+        if !presetEntries.isEmpty {
+            do throws(ProxyError) {
+                c.language.presets = try Presets(entries: presetEntries, separator: c.language.separator)
+            } catch {
+                throw EnvironmentError(variable: "IMGPROXY_PRESETS", reason: error.message)
+            }
+        }
+        var bind = Bind()
+        if let v = reader.text("IMGPROXY_BIND") {
+            guard let colon = v.lastIndex(of: ":"), let port = Int(v[v.index(after: colon)...]), (0...65535).contains(port) else {
+                throw EnvironmentError(variable: "IMGPROXY_BIND", reason: "expected host:port or :port")
+            }
+            let host = String(v[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            bind = Bind(host: host.isEmpty ? "0.0.0.0" : host, port: port)
+        } else if let port = try reader.int("PORT", 0...65535) {
+            bind = Bind(host: "0.0.0.0", port: port)
+        }
+        return (c, bind)
+    }
+
+    /// Allows or refuses one kind of address for sources.
+    mutating func setAllowed(_ kind: IPAddress.Kind, _ allowed: Bool) {
+        if allowed { allowedAddressKinds.insert(kind) } else { allowedAddressKinds.remove(kind) }
+    }
+}
+
+/// Reads typed values from environment variables, with imgproxy's forms.
+struct EnvironmentReader {
+    var values: [String: String]
+
+    /// The trimmed value, `nil` when unset or blank.
+    func text(_ name: String) -> String? {
+        guard let raw = values[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+        return raw
+    }
+
+    func bool(_ name: String) throws(ProxyConfig.EnvironmentError) -> Bool? {
+        guard let v = text(name) else { return nil }
+        if ["1", "t", "T", "TRUE", "true", "True"].contains(v) { return true }
+        if ["0", "f", "F", "FALSE", "false", "False"].contains(v) { return false }
+        throw ProxyConfig.EnvironmentError(variable: name, reason: "\"\(v.prefix(20))\" is not a boolean (true/false, 1/0)")
+    }
+
+    func int(_ name: String, _ range: ClosedRange<Int>) throws(ProxyConfig.EnvironmentError) -> Int? {
+        guard let v = text(name) else { return nil }
+        guard let value = Int(v), range.contains(value) else {
+            throw ProxyConfig.EnvironmentError(variable: name, reason: "expected an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    func number(_ name: String, _ range: ClosedRange<Double>) throws(ProxyConfig.EnvironmentError) -> Double? {
+        guard let v = text(name) else { return nil }
+        guard let value = Double(v), value.isFinite, range.contains(value) else {
+            throw ProxyConfig.EnvironmentError(variable: name, reason: "expected a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// Megapixels as a float, to pixels (truncated).
+    func megapixels(_ name: String) throws(ProxyConfig.EnvironmentError) -> Int? {
+        guard let value = try number(name, 0.000001...1000) else { return nil }
+        return Int(value * 1_000_000)
+    }
+
+    /// A comma-separated list, items trimmed, empty items dropped.
+    func list(_ name: String) throws(ProxyConfig.EnvironmentError) -> [String]? {
+        guard let v = text(name) else { return nil }
+        return v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func formats(_ name: String) throws(ProxyConfig.EnvironmentError) -> [ImageFormat]? {
+        guard let items = try list(name) else { return nil }
+        return try items.map { item throws(ProxyConfig.EnvironmentError) in
+            guard let format = OptionParser.formatNames[item] else {
+                throw ProxyConfig.EnvironmentError(variable: name, reason: "\"\(item.prefix(16))\" is not a format name")
+            }
+            return format
+        }
+    }
+
+    /// `fmt=q,fmt=q`.
+    func formatQualities(_ name: String) throws(ProxyConfig.EnvironmentError) -> [ImageFormat: Int]? {
+        guard let items = try list(name) else { return nil }
+        var result: [ImageFormat: Int] = [:]
+        for item in items {
+            let parts = item.split(separator: "=")
+            guard parts.count == 2, let format = OptionParser.formatNames[String(parts[0])],
+                  let q = Int(parts[1]), (1...100).contains(q) else {
+                throw ProxyConfig.EnvironmentError(variable: name, reason: "expected format=quality pairs, got \"\(item.prefix(20))\"")
+            }
+            result[format] = q
+        }
+        return result
+    }
+
+    func file(_ path: String, _ name: String) throws(ProxyConfig.EnvironmentError) -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProxyConfig.EnvironmentError(variable: name, reason: "cannot read \(path)")
+        }
+        return data
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import WebImageServer
+
+/// README.md and openapi.yaml describe the whole language and the environment: every
+/// option of imgproxy's processing.mdx (listed here from that document) and every
+/// variable `serve` reads (taken from its source) is named in both, or in the README.
+@Suite("The language is documented", .timeLimit(.minutes(1)))
+struct DocumentationTests {
+    static let options = [
+        "resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "min-width", "mw", "min-height", "mh",
+        "zoom", "z", "dpr", "enlarge", "el", "extend", "ex", "extend_aspect_ratio", "extend_ar", "exar", "gravity", "g",
+        "crop", "c", "trim", "t", "padding", "pd", "auto_rotate", "ar", "rotate", "rot", "flip", "fl", "background", "bg",
+        "blur", "bl", "sharpen", "sh", "pixelate", "pix", "watermark", "wm", "quality", "q", "format_quality", "fq",
+        "max_bytes", "mb", "format", "f", "ext", "strip_metadata", "sm", "keep_copyright", "kcr", "strip_color_profile", "scp",
+        "skip_processing", "skp", "raw", "cachebuster", "cb", "expires", "exp", "filename", "fn", "return_attachment", "att",
+        "preset", "pr", "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
+        "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
+    ]
+
+    @Test("every option, long and short, is in README.md and openapi.yaml")
+    func options() {
+        let readme = ErrorTableTests.readme, openapi = ErrorTableTests.openapi
+        #expect(Self.options.filter { !readme.contains("`\($0)`") } == [])
+        #expect(Self.options.filter { !openapi.contains("`\($0)`") && !openapi.contains("`\($0)/") && !openapi.contains("/\($0)`") } == [])
+    }
+
+    @Test("every IMGPROXY_ variable serve reads is in README.md")
+    func environment() throws {
+        let source = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/WebImageServer/ProxyConfig+Environment.swift"), encoding: .utf8)
+        let names = Set(source.matches(of: /"(IMGPROXY_[A-Z0-9_]+)"/).map { String($0.output.1) })
+        #expect(names.count > 40)
+        let readme = ErrorTableTests.readme
+        let missing = names.filter { name in
+            // Grouped rows write the shared stem once: IMGPROXY_WATERMARK_DATA, `_PATH`…
+            !readme.contains(name) && !readme.contains("`_" + name.split(separator: "_").dropFirst(2).joined(separator: "_") + "`")
+                && !readme.contains("/_" + name.split(separator: "_").dropFirst(2).joined(separator: "_"))
+        }
+        #expect(missing.sorted() == [])
+    }
+}
