@@ -294,7 +294,7 @@ public final class ImageTask: Sendable, Hashable {
             }
             let listener = s.listener
             if isLast { (s.progress, s.listener, s.onEnd, s.loaderToken, s.runner) = (nil, nil, nil, nil, nil) }
-            let mustDrain = s.send {
+            let mustDrain = s.send { [waiters, previews, progress] in
                 for waiter in waiters { waiter.resume(returning: response) }
                 previews?.finish()
                 progress?.finish()
