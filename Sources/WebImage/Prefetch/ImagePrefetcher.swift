@@ -118,13 +118,19 @@ public final class ImagePrefetcher: Sendable {
                 group.addTask { [manager] in
                     let (load, cached) = await Self.load(url, manager: manager, options: current.options,
                                                          context: current.context, token: token)
-                    let finished = token.count(load, cached: cached)
-                    if let progress { queue.async { progress(finished, total) } }
+                    guard let progress else {
+                        _ = token.count(load, cached: cached)
+                        return
+                    }
+                    // Counted on the callback queue, so the reports come in counting order.
+                    queue.async { progress(token.count(load, cached: cached), total) }
                 }
             }
             for _ in 0..<current.maxConcurrentPrefetchCount { startNext() }
             while await group.next() != nil { startNext() }
         }
+        // Every progress report has run (and counted) before the result is read.
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
         return token.end()
     }
 
