@@ -2,12 +2,14 @@
 SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev
 
-# What the service's tests run beside it: nginx in front, headless Chromium for the gallery.
-TEST_DEBS := nginx chromium chromium-driver python3-venv
-# What the tests run in Python, in a virtual environment of their own (make test-venv): the
-# imgproxy URL builders users generate URLs with.
+# What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
+# libvips (what pyvips loads) for the thumbnail quality test.
+TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv
+# What the tests run in Python, in one virtual environment (make test-venv): the imgproxy
+# URL builders users generate URLs with; Pillow, numpy and pyvips for the thumbnail
+# quality test's reference and its libvips peer.
 TEST_VENV := .build-test/venv
-TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4"
+TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips
 
 .PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
 
@@ -15,7 +17,7 @@ TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4"
 deps:
 	@scripts/install-debs.sh $(DEBS)
 
-# Not fatal: without them the nginx and browser tests skip and say why.
+# Not fatal: without them the nginx, browser and quality tests skip and say why.
 test-deps:
 	-@scripts/install-debs.sh $(TEST_DEBS)
 

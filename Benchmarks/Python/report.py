@@ -185,6 +185,16 @@ What each row measures:
   files to four boxes, JPEG q80 (a source either side refuses is left out of both).
   Cached: `webimage serve` with its caches, one URL asked again and again on one
   connection; wrk's p99.
+- quality (Python/quality.py): PSNR (R, G, B of every pixel) of our thumbnail
+  (`webimage decode --thumbnail SxS`) and of libvips' (pyvips `thumbnail_buffer`,
+  Debian's libvips 8.14, defaults) against a reference: Pillow's full decode,
+  ImageCms to sRGB, EXIF orientation, Pillow Lanczos to the same size; sources from
+  scripts/thumbnail-quality.py (the 12 MP corpus photo re-encoded baseline and
+  progressive q90 4:2:0, the original ICC-tagged file, a 3000×2000 PNG of it,
+  `webp/large/bryce.webp`). CPU per image (user+system, all threads) for 500 px:
+  ours from two `webimage-bench thumbnail` runs of different lengths (the difference
+  over the extra iterations), pyvips with its operation cache off and PyTurboJPEG
+  at 1/4 timed in-process with `process_time`.
 """
 
     def __init__(self, rows):

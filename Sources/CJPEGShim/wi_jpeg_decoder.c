@@ -1,4 +1,5 @@
 #include "CJPEGShim.h"
+#include "wi_jpeg_coefficients.h"
 #include "wi_jpeg_error.h"
 
 #include <jerror.h>
@@ -21,6 +22,7 @@ struct wi_jpeg_decoder {
     int completed_scans;
     JOCTET *icc;
     unsigned int icc_count;
+    wi_coefficient_store coefficients;
 };
 
 static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
@@ -172,6 +174,7 @@ wi_jpeg_decoder *wi_jdec_create(int max_scans) {
         return NULL;
     }
     jpeg_create_decompress(&d->cinfo);
+    wi_coefficients_install((j_common_ptr)&d->cinfo, &d->coefficients);
     d->src.init_source = src_init;
     d->src.fill_input_buffer = src_fill;
     d->src.skip_input_data = src_skip;

@@ -105,11 +105,13 @@ wi_jpeg_status wi_jdec_finish_output(wi_jpeg_decoder *d);
 int wi_jdec_is_truncated(const wi_jpeg_decoder *d);
 
 /// Copies a complete progressive Huffman JPEG of `count` bytes to `out` (room for
-/// `count` bytes) without the AC scans of its full-resolution components, which a
-/// 1/8-scaled decode does not use; decode the copy with block smoothing off. Returns the
-/// copy's length, or 0 (nothing usable written) when `in` is not such a file, has no such
-/// scan, or does not parse cleanly to its EOI marker.
-size_t wi_jpeg_copy_dc_scans(const uint8_t *in, size_t count, uint8_t *out);
+/// `count` bytes) without the scans a decode at 1/`scale_denom` (8 or 4) can do without:
+/// at 1/8 the AC scans of components decoded as block means (exact), at 1/4 the AC
+/// refinement scans of components decoded with a 2×2 IDCT (close; see the source). Decode
+/// the copy with block smoothing off. Returns the copy's length, or 0 (nothing usable
+/// written) when `in` is not such a file, has no such scan, does not parse cleanly to its
+/// EOI marker, or would be smoothed by libjpeg when decoded whole.
+size_t wi_jpeg_filter_scans(const uint8_t *in, size_t count, unsigned scale_denom, uint8_t *out);
 
 // MARK: Encoding
 

@@ -9,8 +9,9 @@ import Glibc
 /// Decodes baseline, progressive, arithmetic-coded, grayscale, RGB and CMYK/YCCK
 /// (Adobe inverted CMYK included) files straight into RGBA, and applies the EXIF
 /// orientation (recorded in ``DecodedImage/orientation`` either way). Thumbnails and
-/// scale-down decode with libjpeg's DCT scaling (1/2, 1/4, 1/8) and then resample to the
-/// exact size. 12-bit, lossless, JPEG-LS and DNL-sized files are beyond libjpeg-turbo 2.1
+/// scale-down decode with libjpeg's DCT scaling (1/2, 1/4, 1/8) as far as libvips does
+/// (leaving at least 2× for the kernel, see ``JPEGDecodePlan``), streaming the rows into a
+/// Lanczos3 resample to the exact size. 12-bit, lossless, JPEG-LS and DNL-sized files are beyond libjpeg-turbo 2.1
 /// and fail with ``WebImageError/Code/unsupportedFormat``. An embedded ICC profile (APP2,
 /// CMYK ones included) converts the colours to sRGB (see ``ColorManagement``); a rotated
 /// full-size decode writes its rows straight to their upright place.
@@ -47,25 +48,25 @@ public struct JPEGCoder: ProgressiveImageCoder {
             }
             let plan = try JPEGDecodePlan(header: header, orientation: jpeg.exifOrientation(), options: options,
                                           iccProfile: jpeg.iccProfile())
-            if plan.scaleDenominator == 8, header.has_multiple_scans != 0, header.arithmetic == 0,
-               let image = try decodeDCScans(of: bytes, plan: plan) {
+            if plan.scaleDenominator >= 4, header.has_multiple_scans != 0, header.arithmetic == 0,
+               let image = try decodeFilteredScans(of: bytes, plan: plan) {
                 return image
             }
             return try decodePixels(jpeg, plan: plan, byteCount: bytes.count)
         } }
     }
 
-    /// A 1/8-scaled decode of a progressive file without the AC scans of its
-    /// full-resolution components (see `wi_jpeg_copy_dc_scans`): the same pixels for less
-    /// entropy decoding, which dominates a progressive thumbnail. `nil` when the file has
-    /// no such scan or does not parse cleanly to its end, so the caller decodes the
+    /// A 1/8- or 1/4-scaled decode of a progressive file without the scans that scale can
+    /// do without (see `wi_jpeg_filter_scans`: at 1/8 the same pixels, at 1/4 nearly), for
+    /// less entropy decoding, which dominates a progressive thumbnail. `nil` when the file
+    /// has no such scan or does not parse cleanly to its end, so the caller decodes the
     /// original and libjpeg judges it.
-    private func decodeDCScans(of bytes: UnsafeRawBufferPointer, plan: JPEGDecodePlan) throws -> DecodedImage? {
+    private func decodeFilteredScans(of bytes: UnsafeRawBufferPointer, plan: JPEGDecodePlan) throws -> DecodedImage? {
         guard let input = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         defer { copy.deallocate() }
         guard let output = copy.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-        let count = wi_jpeg_copy_dc_scans(input, bytes.count, output)
+        let count = wi_jpeg_filter_scans(input, bytes.count, UInt32(plan.scaleDenominator), output)
         guard count > 0 else { return nil }
         let jpeg = try JPEGDecompressor()
         jpeg.setInput(UnsafeRawBufferPointer(rebasing: copy[0..<count]), isComplete: true)
@@ -81,6 +82,9 @@ public struct JPEGCoder: ProgressiveImageCoder {
         _ = try jpeg.start()
         if plan.turnsWhileDecoding(outputSize: size) {
             return try decodeUpright(jpeg, plan: plan, size: size, byteCount: byteCount)
+        }
+        if plan.resamples(outputSize: size) {
+            return try decodeResampled(jpeg, plan: plan, size: size, byteCount: byteCount)
         }
         var pixels = try PixelBuffer(width: size.width, height: size.height) { buffer in
             guard let base = buffer.baseAddress else { throw WebImageError.badImageData("The JPEG has no pixels") }
@@ -132,6 +136,33 @@ public struct JPEGCoder: ProgressiveImageCoder {
         }
         _ = try jpeg.finish()
         return plan.finish(pixels, isIncremental: false, isUpright: true)
+    }
+
+    /// Decodes a strip of rows at a time and feeds each to the Lanczos resampler while it
+    /// is still in cache: the scaled image never exists in full, only the thumbnail does.
+    private func decodeResampled(_ jpeg: JPEGDecompressor, plan: JPEGDecodePlan, size: PixelSize,
+                                 byteCount: Int) throws -> DecodedImage {
+        var resampler = plan.makeResampler(outputSize: size)
+        var strip = PixelBuffer(width: size.width, height: OrientationWriter.stripHeight)
+        var y = 0
+        while y < size.height {
+            let wanted = min(OrientationWriter.stripHeight, size.height - y)
+            let rows = try strip.withUnsafeMutableBytes { s throws(WebImageError) -> Int in
+                guard let base = s.baseAddress else { return 0 }
+                return try jpeg.readStrip(into: base, stride: size.width * 4, maxRows: wanted)
+            }
+            if jpeg.isTruncated {
+                throw WebImageError.badImageData("The JPEG data ends before the image does (\(byteCount) bytes)")
+            }
+            guard rows == wanted else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
+            plan.convertCMYK(&strip, rows: 0..<rows)
+            strip.bytes.withUnsafeBufferPointer { s in
+                if let base = s.baseAddress { resampler.consume(base, count: rows, stride: size.width * 4) }
+            }
+            y += rows
+        }
+        _ = try jpeg.finish()
+        return plan.finish(resampler.image, isIncremental: false)
     }
 
     /// Asks Linux to back the 2 MB-aligned middle of a large, not yet touched output buffer

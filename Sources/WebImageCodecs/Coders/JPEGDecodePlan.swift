@@ -10,6 +10,8 @@ struct JPEGDecodePlan: Sendable {
     var orientation: Orientation
     /// Whether ``finish(_:isIncremental:)`` turns the pixels upright.
     var applyOrientation: Bool
+    /// The stored (undecoded) size.
+    var storedSize: PixelSize
     /// libjpeg decodes at 1/`scaleDenominator` (1, 2, 4 or 8) of the stored size.
     var scaleDenominator: Int
     /// The size to resample libjpeg's output to, in stored (not display) orientation.
@@ -31,6 +33,7 @@ struct JPEGDecodePlan: Sendable {
          iccProfile: [UInt8]? = nil) throws(WebImageError) {
         let width = Int(header.width), height = Int(header.height)
         try options.checkPixelLimit(width: width, height: height)
+        storedSize = PixelSize(width: width, height: height)
         self.orientation = orientation ?? .up
         applyOrientation = options.applyOrientation
         isCMYK = header.color == WI_JPEG_COLOR_CMYK
@@ -45,17 +48,33 @@ struct JPEGDecodePlan: Sendable {
         let target = options.targetSize(for: display)
         storedTarget = swaps ? PixelSize(width: target.height, height: target.width) : target
 
-        // The smallest DCT scale still at least as large as the target in both directions,
-        // so the resampler only ever shrinks.
-        scaleDenominator = 1
-        for denominator in [8, 4, 2] {
-            let w = (width + denominator - 1) / denominator
-            let h = (height + denominator - 1) / denominator
-            if w >= storedTarget.width && h >= storedTarget.height {
-                scaleDenominator = denominator
-                break
-            }
-        }
+        scaleDenominator = Self.scaleDenominator(stored: storedSize, target: storedTarget)
+    }
+
+    /// libvips' shrink-on-load rule: the largest DCT scale 1/n (n = 8, 4, 2) that still
+    /// leaves the Lanczos resample at least a factor 2 on both axes (n = 8 when the image
+    /// is 16 or more times the target, 4 from 8, 2 from 4, else 1). A DCT-scaled decode is
+    /// close to an n×n box average, which blurs and aliases more than Lanczos; the factor
+    /// left over keeps the kernel in charge of the result.
+    static func scaleDenominator(stored: PixelSize, target: PixelSize) -> Int {
+        guard target.width > 0, target.height > 0 else { return 1 }
+        let shrink = min(Double(stored.width) / Double(target.width), Double(stored.height) / Double(target.height))
+        return shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+    }
+
+    /// A resampler from libjpeg's output (`outputSize`, at 1/``scaleDenominator``) to
+    /// ``storedTarget``. Its last row and column may stand for fewer source pixels than the
+    /// others, so the source extent is the stored size over the scale, not the output size.
+    func makeResampler(outputSize: PixelSize) -> Resampler {
+        let n = Double(scaleDenominator)
+        return Resampler(sourceWidth: outputSize.width, sourceHeight: outputSize.height,
+                         width: storedTarget.width, height: storedTarget.height,
+                         sourceExtent: (Double(storedSize.width) / n, Double(storedSize.height) / n), isOpaque: true)
+    }
+
+    /// Whether libjpeg's output of `size` needs resampling to the target.
+    func resamples(outputSize size: PixelSize) -> Bool {
+        size != storedTarget
     }
 
     /// Converts CMYK rows `rows` of `pixels` (4 bytes per pixel, as libjpeg wrote them) to
@@ -92,14 +111,19 @@ struct JPEGDecodePlan: Sendable {
         applyOrientation && orientation != .up && size == storedTarget
     }
 
-    /// Resamples libjpeg's output to the exact target, converts it to sRGB (after
-    /// resampling: fewer pixels) and turns it upright unless `isUpright` (the decoder
-    /// already wrote it so).
+    /// Resamples libjpeg's output to the exact target (Lanczos3; unless the caller did),
+    /// converts it to sRGB (after resampling: fewer pixels) and turns it upright unless
+    /// `isUpright` (the decoder already wrote it so).
     func finish(_ pixels: PixelBuffer, isIncremental: Bool, isUpright: Bool = false) -> DecodedImage {
         var result = pixels
         // Upright output exists only when no resampling was needed (turnsWhileDecoding).
-        if !isUpright && (result.width != storedTarget.width || result.height != storedTarget.height) {
-            result = result.resampled(width: storedTarget.width, height: storedTarget.height)
+        let size = PixelSize(width: result.width, height: result.height)
+        if !isUpright && resamples(outputSize: size) {
+            var resampler = makeResampler(outputSize: size)
+            result.bytes.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { resampler.consume(base, count: size.height, stride: size.width * 4) }
+            }
+            result = resampler.image
         }
         if !isCMYK, let iccProfile {
             ColorConverter.convertToSRGB(&result, from: .iccProfile(iccProfile), options: options)

@@ -3,8 +3,9 @@ import Foundation
 
 /// Decodes and encodes WebP (lossy, lossless, alpha, animated) with libwebp.
 ///
-/// Stills decode straight into the result's RGBA storage, and thumbnails use
-/// libwebp's own area-averaging scaler while decoding. Animations are composed frame
+/// Stills decode straight into the result's RGBA storage. Thumbnails let libwebp's own
+/// area-averaging scaler shrink on load to 7× the target, then resample with Lanczos3
+/// (see ``WebPHeader/loadShrinkHeadroom``). Animations are composed frame
 /// by frame onto the full canvas by libwebp's `WebPAnimDecoder`; their loop count comes
 /// from the `ANIM` chunk (0 = forever). Frame durations of 10 ms or less become 100 ms,
 /// as browsers play them. An `EXIF` orientation is applied unless
@@ -54,7 +55,8 @@ public struct WebPCoder: ProgressiveImageCoder {
         _ p: UnsafeRawBufferPointer, header: WebPHeader, options: ImageDecodeOptions
     ) throws(WebImageError) -> DecodedImage {
         let orientation = header.hasEXIF ? WebPHeader.orientation(in: p) : .up
-        let size = WebPHeader.decodeSize(stored: header.size, orientation: orientation, options: options)
+        let target = WebPHeader.decodeSize(stored: header.size, orientation: orientation, options: options)
+        let size = WebPHeader.loadSize(stored: header.size, target: target)
         guard let base = p.baseAddress else { throw .badImageData("The WebP data is empty") }
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else {
@@ -76,6 +78,7 @@ public struct WebPCoder: ProgressiveImageCoder {
             }
         }
         if let failure { throw failure }
+        if size != target { pixels = pixels.resampled(width: target.width, height: target.height) }
         ColorConverter.convertToSRGB(&pixels, from: Self.colorSource(in: p, header: header, options: options),
                                      options: options)
         if options.applyOrientation { pixels = pixels.oriented(orientation) }

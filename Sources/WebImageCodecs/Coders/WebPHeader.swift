@@ -82,7 +82,26 @@ struct WebPHeader {
         return EXIFOrientation.parse(tiff: payload) ?? EXIFOrientation.parse(app1: payload) ?? .up
     }
 
-    /// The size to decode at, in stored (not yet oriented) pixels, so that after
+    /// How far libwebp's scaler shrinks on load at most: to 7× the target, under twice the
+    /// Lanczos kernel's gap, so the kernel takes the rest without a box shrink of its own.
+    /// libwebp's scaler is an area average (and drops the chroma upsampling of a full
+    /// decode); scaled straight to the target, as libvips' thumbnails are, a 24 MP photo
+    /// scores 34 dB against a full-decode Lanczos reference, and 53 dB with 7× left to
+    /// Lanczos, which costs no more than the scaled decode and less than a full one.
+    static let loadShrinkHeadroom = 7.0
+
+    /// The size libwebp decodes to for a `target` (stored orientation): the stored size, or
+    /// an aspect-preserving shrink leaving ``loadShrinkHeadroom`` for the resampler.
+    static func loadSize(stored: PixelSize, target: PixelSize) -> PixelSize {
+        guard target != stored, target.width > 0, target.height > 0 else { return stored }
+        let shrink = min(Double(stored.width) / Double(target.width), Double(stored.height) / Double(target.height))
+        let factor = shrink / loadShrinkHeadroom
+        guard factor > 1 else { return stored }
+        return PixelSize(width: max(target.width, Int((Double(stored.width) / factor).rounded())),
+                         height: max(target.height, Int((Double(stored.height) / factor).rounded())))
+    }
+
+    /// The size to produce, in stored (not yet oriented) pixels, so that after
     /// `orientation` is applied the image has the size `options` ask for.
     static func decodeSize(stored: PixelSize, orientation: Orientation, options: ImageDecodeOptions) -> PixelSize {
         let swaps = options.applyOrientation && orientation.swapsDimensions

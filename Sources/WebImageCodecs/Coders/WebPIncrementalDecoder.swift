@@ -24,6 +24,8 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
         /// Heap-allocated because libwebp keeps pointers into it for the decoder's life.
         var config: UnsafeMutablePointer<WebPDecoderConfig>?
         var decoder: OpaquePointer?
+        /// The size asked for (stored orientation, planned upright) and libwebp's output size.
+        var targetSize = PixelSize(width: 0, height: 0)
         var decodeSize = PixelSize(width: 0, height: 0)
         var appended = 0
         var status = VP8_STATUS_SUSPENDED
@@ -87,7 +89,8 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
         }
         guard let header = s.header, !header.isAnimated else { return false }
         // Orientation is not known before the EXIF chunk at the end; plan for upright.
-        s.decodeSize = WebPHeader.decodeSize(stored: header.size, orientation: .up, options: options)
+        s.targetSize = WebPHeader.decodeSize(stored: header.size, orientation: .up, options: options)
+        s.decodeSize = WebPHeader.loadSize(stored: header.size, target: s.targetSize)
         Self.release(&s)
         let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
         config.initialize(to: WebPDecoderConfig())
@@ -138,7 +141,7 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
             ? data.withUnsafeBytes { WebPHeader.orientation(in: $0) } : .up
         let size = s.header.map { WebPHeader.decodeSize(stored: $0.size, orientation: orientation, options: options) }
         // A rotating orientation can change the thumbnail size planned for upright.
-        guard size == s.decodeSize, var pixels = decodedPixels(s, partial: false) else {
+        guard size == s.targetSize, var pixels = decodedPixels(s, partial: false) else {
             return try oneShot(data)
         }
         convertColor(&pixels, &s, data)
@@ -146,8 +149,16 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
         return DecodedImage(pixels: pixels, format: .webp, scale: options.scale, orientation: orientation)
     }
 
-    /// Copies libwebp's output rows into a new buffer; rows not decoded yet are transparent.
+    /// libwebp's output rows at the target size (as the one-shot decoder resamples them);
+    /// rows not decoded yet are transparent.
     private func decodedPixels(_ s: State, partial: Bool) -> PixelBuffer? {
+        guard let pixels = outputRows(s, partial: partial) else { return nil }
+        guard s.decodeSize != s.targetSize else { return pixels }
+        return pixels.resampled(width: s.targetSize.width, height: s.targetSize.height)
+    }
+
+    /// Copies libwebp's output rows into a new buffer; rows not decoded yet are transparent.
+    private func outputRows(_ s: State, partial: Bool) -> PixelBuffer? {
         guard let decoder = s.decoder else { return nil }
         var lastRow: Int32 = 0, width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0
         guard let rows = WebPIDecGetRGB(decoder, &lastRow, &width, &height, &stride), lastRow > 0,

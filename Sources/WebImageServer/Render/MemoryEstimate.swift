@@ -7,7 +7,9 @@ import WebImageCodecs
 /// Deliberately generous: what the decoder loads (a JPEG shrinks on load by 1/2, 1/4 or
 /// 1/8 while leaving at least twice the target, as libvips does; other formats load
 /// whole), twice (colour conversion and orientation copy it), the resampler's working
-/// rows, and four result-sized buffers (scale, crop, effects and canvas, encode). An
+/// rows, four result-sized buffers (scale, crop, effects and canvas, encode), and a
+/// progressive JPEG's coefficient arrays, which libjpeg keeps for the whole image at full
+/// resolution however far it shrinks on load (``ImageHeader/coefficientBytes``). An
 /// animation adds one canvas: it is processed a frame at a time. A header the proxy cannot
 /// read (JPEG XL, damaged files) is planned at the largest source the server accepts,
 /// capped at the budget.
@@ -27,7 +29,7 @@ enum MemoryEstimate {
         let result = Double(plan.outputSize(renderer.options).width) * Double(plan.outputSize(renderer.options).height)
         let resampled = Double(max(scaled.0, 1)) * Double(max(scaled.1, 1))
         let rows = Double(max(scaled.0, 1)) * Double(source.height) * 4
-        var bytes = loaded * 4 * 2 + rows + resampled * 4 * 2 + result * 4 * 4
+        var bytes = loaded * 4 * 2 + rows + resampled * 4 * 2 + result * 4 * 4 + Double(header.coefficientBytes)
         if header.isAnimated { bytes += loaded * 4 }
         return Int(min(bytes, Double(Int.max / 2)))
     }

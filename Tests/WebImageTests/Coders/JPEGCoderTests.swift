@@ -228,13 +228,23 @@ struct JPEGCoderTests {
         #expect(difference < 6, "mean difference \(difference)")
     }
 
-    @Test("a cut-off progressive JPEG fails as a 1/8 thumbnail too (its AC scans are skipped there)")
-    func truncatedProgressiveThumbnail() throws {
+    @Test("a cut-off progressive JPEG fails as a 1/4 or 1/8 thumbnail too (scans are filtered there)", arguments: [400, 200])
+    func truncatedProgressiveThumbnail(side: Int) throws {
         let data = try Corpus.data("jpeg/sdwebimage/TestImageLarge.jpg")
-        let options = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 400, height: 300))
+        let options = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: side, height: side))
         for cut in [data.count / 2, data.count - 2_000] {
             #expect(throws: WebImageError.self, "cut at \(cut)") { try coder.decode(data.prefix(cut), options: options) }
         }
+    }
+
+    @Test("the DCT scale leaves Lanczos at least 2× on both axes, as libvips' shrink-on-load", arguments: [
+        (4032, 3024, 500, 375, 4), (4032, 3024, 252, 189, 8), (4032, 3024, 253, 190, 4), (4032, 3024, 1200, 900, 1),
+        (4032, 3024, 1008, 756, 2), (5250, 3450, 400, 263, 4), (5250, 3450, 100, 100, 8), (100, 75, 100, 75, 1),
+    ])
+    func scaleRule(width: Int, height: Int, targetWidth: Int, targetHeight: Int, expected: Int) {
+        let n = JPEGDecodePlan.scaleDenominator(stored: PixelSize(width: width, height: height),
+                                                target: PixelSize(width: targetWidth, height: targetHeight))
+        #expect(n == expected)
     }
 
     @Test("thumbnails are sized in display orientation; stretching and scale-down work")

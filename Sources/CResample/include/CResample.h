@@ -1,0 +1,40 @@
+// The inner loops of WebImage's Lanczos resampler (Resampler.swift plans the work).
+//
+// They run on "fixed-point rows": 4 channels per pixel (R, G, B, A), each an int16 equal to
+// the 8-bit value × 64, colour premultiplied by alpha when asked. Weights are Q14 (16384 = 1)
+// and each set sums to exactly 16384, so a flat area stays flat. Every stage rounds to
+// nearest. The loops use SSE2 (pmaddwd: two products summed per 32-bit lane) on x86-64
+// and plain C elsewhere; both give the same results. Swift's SIMD types cannot reach
+// pmaddwd, and the integer multiplies they produce are 3–4× slower (measured).
+#ifndef CRESAMPLE_H
+#define CRESAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Converts `width` RGBA pixels to a fixed-point row, premultiplying when `premultiply` is 1
+/// (colour × alpha / 255, alpha kept); exact for opaque pixels.
+void wi_rs_load_row(const uint8_t *src, size_t width, int premultiply, int16_t *out);
+
+/// Adds one RGBA row to `sums` (4 × ceil(width / k) values): each group of `k` pixels
+/// (the last may be shorter) summed in fixed point, premultiplied when asked. `scratch`
+/// holds 4 × width values.
+void wi_rs_box_add_row(const uint8_t *src, size_t width, size_t k, int premultiply, int16_t *scratch,
+                       int64_t *sums);
+
+/// Writes the mean of each group (`groups` of them; `k` pixels each except `last_k` for the
+/// last one, over `rows` rows) as a fixed-point row, and zeroes `sums` for the next rows.
+void wi_rs_box_emit(int64_t *sums, size_t groups, size_t k, size_t last_k, size_t rows, int16_t *out);
+
+/// out[i] = Σ_t weights[t] × rows[t][i] for i < n (n int16 values: 4 per pixel).
+void wi_rs_vertical(const int16_t *const *rows, const int16_t *weights, int count, size_t n, int16_t *out);
+
+/// For each of `width` output pixels x: Σ_t weights[x·count + t] × pixel[starts[x] + t].
+void wi_rs_horizontal(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
+                      size_t width, int16_t *out);
+
+/// Rounds a fixed-point row back to 8-bit RGBA, dividing colour by alpha when `premultiplied`
+/// (a pixel whose alpha rounds to 0 becomes transparent black).
+void wi_rs_store_row(const int16_t *src, size_t width, int premultiplied, uint8_t *out);
+
+#endif

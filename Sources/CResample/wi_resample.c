@@ -1,0 +1,315 @@
+#include "CResample.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__clang__)
+#include <immintrin.h>
+#define WI_RS_AVX2 1
+#endif
+
+// 8-bit value v × alpha a as fixed point (×64) = v·a·64/255, rounded: v·a/255 ≈ (q + q/256) / 256,
+// so ×64 is (q + (q >> 8) + 2) >> 2; exact (v × 64) when a = 255, and it never exceeds 16 bits.
+static inline int16_t premultiplied(unsigned v, unsigned a) {
+    unsigned q = v * a;
+    return (int16_t)((q + (q >> 8) + 2) >> 2);
+}
+
+static inline int16_t clamp16(int32_t v) {
+    return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v);
+}
+
+void wi_rs_load_row(const uint8_t *src, size_t width, int premultiply, int16_t *out) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    // Lanes 3 and 7 (alpha) keep a × 64; the others take the premultiplied colour.
+    const __m128i alpha_lanes = _mm_set_epi16(-1, 0, 0, 0, -1, 0, 0, 0);
+    const __m128i two = _mm_set1_epi16(2);
+    for (; i + 4 <= width; i += 4) {
+        __m128i p = _mm_loadu_si128((const __m128i *)(src + 4 * i));
+        __m128i halves[2] = {_mm_unpacklo_epi8(p, zero), _mm_unpackhi_epi8(p, zero)};
+        for (int h = 0; h < 2; h++) {
+            __m128i v = halves[h];
+            __m128i r;
+            if (premultiply) {
+                __m128i a = _mm_shufflehi_epi16(_mm_shufflelo_epi16(v, 0xFF), 0xFF);
+                __m128i q = _mm_mullo_epi16(v, a);
+                __m128i c = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(q, _mm_srli_epi16(q, 8)), two), 2);
+                r = _mm_or_si128(_mm_andnot_si128(alpha_lanes, c), _mm_and_si128(alpha_lanes, _mm_slli_epi16(v, 6)));
+            } else {
+                r = _mm_slli_epi16(v, 6);
+            }
+            _mm_storeu_si128((__m128i *)(out + 4 * i + 8 * h), r);
+        }
+    }
+#endif
+    for (; i < width; i++) {
+        const uint8_t *p = src + 4 * i;
+        int16_t *o = out + 4 * i;
+        if (premultiply) {
+            o[0] = premultiplied(p[0], p[3]);
+            o[1] = premultiplied(p[1], p[3]);
+            o[2] = premultiplied(p[2], p[3]);
+        } else {
+            o[0] = (int16_t)(p[0] << 6);
+            o[1] = (int16_t)(p[1] << 6);
+            o[2] = (int16_t)(p[2] << 6);
+        }
+        o[3] = (int16_t)(p[3] << 6);
+    }
+}
+
+void wi_rs_box_add_row(const uint8_t *src, size_t width, size_t k, int premultiply, int16_t *scratch,
+                       int64_t *sums) {
+    wi_rs_load_row(src, width, premultiply, scratch);
+    for (size_t start = 0, g = 0; start < width; start += k, g++) {
+        size_t end = start + k < width ? start + k : width;
+        size_t x = start;
+        // A group sum stays within 32 bits: k < 65536 pixels of at most 16320 each.
+#if defined(__SSE2__)
+        __m128i acc = _mm_setzero_si128();
+        for (; x + 2 <= end; x += 2) {
+            // Two pixels; sign-extend each half to 32 bits.
+            __m128i p = _mm_loadu_si128((const __m128i *)(scratch + 4 * x));
+            acc = _mm_add_epi32(acc, _mm_srai_epi32(_mm_unpacklo_epi16(p, p), 16));
+            acc = _mm_add_epi32(acc, _mm_srai_epi32(_mm_unpackhi_epi16(p, p), 16));
+        }
+        for (; x < end; x++) {
+            __m128i p = _mm_loadl_epi64((const __m128i *)(scratch + 4 * x));
+            acc = _mm_add_epi32(acc, _mm_srai_epi32(_mm_unpacklo_epi16(p, p), 16));
+        }
+        int32_t lanes[4];
+        _mm_storeu_si128((__m128i *)lanes, acc);
+#else
+        int32_t lanes[4] = {0, 0, 0, 0};
+        for (; x < end; x++) {
+            for (int c = 0; c < 4; c++) {
+                lanes[c] += scratch[4 * x + c];
+            }
+        }
+#endif
+        for (int c = 0; c < 4; c++) {
+            sums[4 * g + c] += lanes[c];
+        }
+    }
+}
+
+void wi_rs_box_emit(int64_t *sums, size_t groups, size_t k, size_t last_k, size_t rows, int16_t *out) {
+    // Sums stay far below 2^53, so a double holds them exactly; the reciprocal saves a
+    // division per value.
+    double inverse = 1.0 / (double)(k * rows), last_inverse = 1.0 / (double)(last_k * rows);
+    for (size_t g = 0; g < groups; g++) {
+        double scale = g + 1 == groups ? last_inverse : inverse;
+        for (int c = 0; c < 4; c++) {
+            out[4 * g + c] = (int16_t)((double)sums[4 * g + c] * scale + 0.5);
+            sums[4 * g + c] = 0;
+        }
+    }
+}
+
+static void vertical_generic(const int16_t *const *rows, const int16_t *weights, int count, size_t i, size_t n,
+                             int16_t *out) {
+#if defined(__SSE2__)
+    for (; i + 8 <= n; i += 8) {
+        __m128i lo = _mm_set1_epi32(1 << 13), hi = lo;
+        int t = 0;
+        for (; t + 1 < count; t += 2) {
+            // Rows t and t+1 interleaved, so pmaddwd sums their two products per lane.
+            __m128i w = _mm_set1_epi32((int32_t)((uint16_t)weights[t] | ((uint32_t)(uint16_t)weights[t + 1] << 16)));
+            __m128i a = _mm_loadu_si128((const __m128i *)(rows[t] + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(rows[t + 1] + i));
+            lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w));
+            hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w));
+        }
+        if (t < count) {
+            __m128i w = _mm_set1_epi32((uint16_t)weights[t]);
+            __m128i a = _mm_loadu_si128((const __m128i *)(rows[t] + i));
+            __m128i zero = _mm_setzero_si128();
+            lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, zero), w));
+            hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, zero), w));
+        }
+        _mm_storeu_si128((__m128i *)(out + i), _mm_packs_epi32(_mm_srai_epi32(lo, 14), _mm_srai_epi32(hi, 14)));
+    }
+#endif
+    for (; i < n; i++) {
+        int32_t acc = 1 << 13;
+        for (int t = 0; t < count; t++) {
+            acc += weights[t] * rows[t][i];
+        }
+        out[i] = clamp16(acc >> 14);
+    }
+}
+
+static void horizontal_generic(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
+                               size_t width, int16_t *out) {
+    for (size_t x = 0; x < width; x++) {
+        const int16_t *p = src + 4 * (size_t)starts[x];
+        const int16_t *w = weights + x * (size_t)count;
+        int t = 0;
+#if defined(__SSE2__)
+        __m128i acc = _mm_set1_epi32(1 << 13);
+        for (; t + 1 < count; t += 2) {
+            // Pixels t and t+1 (RGBA RGBA) interleaved per channel: R R G G B B A A.
+            __m128i px = _mm_loadu_si128((const __m128i *)(p + 4 * t));
+            __m128i pairs = _mm_unpacklo_epi16(px, _mm_srli_si128(px, 8));
+            __m128i ww = _mm_set1_epi32((int32_t)((uint16_t)w[t] | ((uint32_t)(uint16_t)w[t + 1] << 16)));
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(pairs, ww));
+        }
+        if (t < count) {
+            __m128i px = _mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(p + 4 * t)), _mm_setzero_si128());
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(px, _mm_set1_epi32((uint16_t)w[t])));
+        }
+        acc = _mm_srai_epi32(acc, 14);
+        _mm_storel_epi64((__m128i *)(out + 4 * x), _mm_packs_epi32(acc, acc));
+#else
+        int32_t acc[4] = {1 << 13, 1 << 13, 1 << 13, 1 << 13};
+        for (; t < count; t++) {
+            for (int c = 0; c < 4; c++) {
+                acc[c] += w[t] * p[4 * t + c];
+            }
+        }
+        for (int c = 0; c < 4; c++) {
+            out[4 * x + c] = clamp16(acc[c] >> 14);
+        }
+#endif
+    }
+}
+
+#if WI_RS_AVX2
+// The same loops 16 values (vertical) or 4 taps (horizontal) at a time; chosen at run time.
+
+__attribute__((target("avx2"))) static size_t vertical_avx2(const int16_t *const *rows, const int16_t *weights,
+                                                             int count, size_t n, int16_t *out) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256i lo = _mm256_set1_epi32(1 << 13), hi = lo;
+        int t = 0;
+        for (; t + 1 < count; t += 2) {
+            __m256i w = _mm256_set1_epi32((int32_t)((uint16_t)weights[t] | ((uint32_t)(uint16_t)weights[t + 1] << 16)));
+            __m256i a = _mm256_loadu_si256((const __m256i *)(rows[t] + i));
+            __m256i b = _mm256_loadu_si256((const __m256i *)(rows[t + 1] + i));
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w));
+        }
+        if (t < count) {
+            __m256i w = _mm256_set1_epi32((uint16_t)weights[t]);
+            __m256i a = _mm256_loadu_si256((const __m256i *)(rows[t] + i));
+            __m256i zero = _mm256_setzero_si256();
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, zero), w));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, zero), w));
+        }
+        // Unpack and pack both work within 128-bit lanes, so the order comes back as it was.
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_packs_epi32(_mm256_srai_epi32(lo, 14), _mm256_srai_epi32(hi, 14)));
+    }
+    return i;
+}
+
+__attribute__((target("avx2"))) static void horizontal_avx2(const int16_t *src, const int32_t *starts,
+                                                             const int16_t *weights, int count, size_t width,
+                                                             int16_t *out) {
+    for (size_t x = 0; x < width; x++) {
+        const int16_t *p = src + 4 * (size_t)starts[x];
+        const int16_t *w = weights + x * (size_t)count;
+        __m256i acc = _mm256_setzero_si256();
+        int t = 0;
+        for (; t + 3 < count; t += 4) {
+            // Pixels t..t+3; each 128-bit lane interleaves its two pixels per channel.
+            __m256i px = _mm256_loadu_si256((const __m256i *)(p + 4 * t));
+            __m256i pairs = _mm256_unpacklo_epi16(px, _mm256_srli_si256(px, 8));
+            __m256i ww = _mm256_setr_epi32(
+                (int32_t)((uint16_t)w[t] | ((uint32_t)(uint16_t)w[t + 1] << 16)),
+                (int32_t)((uint16_t)w[t] | ((uint32_t)(uint16_t)w[t + 1] << 16)),
+                (int32_t)((uint16_t)w[t] | ((uint32_t)(uint16_t)w[t + 1] << 16)),
+                (int32_t)((uint16_t)w[t] | ((uint32_t)(uint16_t)w[t + 1] << 16)),
+                (int32_t)((uint16_t)w[t + 2] | ((uint32_t)(uint16_t)w[t + 3] << 16)),
+                (int32_t)((uint16_t)w[t + 2] | ((uint32_t)(uint16_t)w[t + 3] << 16)),
+                (int32_t)((uint16_t)w[t + 2] | ((uint32_t)(uint16_t)w[t + 3] << 16)),
+                (int32_t)((uint16_t)w[t + 2] | ((uint32_t)(uint16_t)w[t + 3] << 16)));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, ww));
+        }
+        __m128i sum = _mm_add_epi32(_mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1)),
+                                    _mm_set1_epi32(1 << 13));
+        for (; t + 1 < count; t += 2) {
+            __m128i px = _mm_loadu_si128((const __m128i *)(p + 4 * t));
+            __m128i pairs = _mm_unpacklo_epi16(px, _mm_srli_si128(px, 8));
+            __m128i ww = _mm_set1_epi32((int32_t)((uint16_t)w[t] | ((uint32_t)(uint16_t)w[t + 1] << 16)));
+            sum = _mm_add_epi32(sum, _mm_madd_epi16(pairs, ww));
+        }
+        if (t < count) {
+            __m128i px = _mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(p + 4 * t)), _mm_setzero_si128());
+            sum = _mm_add_epi32(sum, _mm_madd_epi16(px, _mm_set1_epi32((uint16_t)w[t])));
+        }
+        sum = _mm_srai_epi32(sum, 14);
+        _mm_storel_epi64((__m128i *)(out + 4 * x), _mm_packs_epi32(sum, sum));
+    }
+}
+
+// Reads the CPU model the runtime filled in at startup: cheap, and no state of our own.
+static int has_avx2(void) {
+    return __builtin_cpu_supports("avx2");
+}
+#endif
+
+void wi_rs_vertical(const int16_t *const *rows, const int16_t *weights, int count, size_t n, int16_t *out) {
+    size_t i = 0;
+#if WI_RS_AVX2
+    if (has_avx2()) {
+        i = vertical_avx2(rows, weights, count, n, out);
+    }
+#endif
+    vertical_generic(rows, weights, count, i, n, out);
+}
+
+void wi_rs_horizontal(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
+                      size_t width, int16_t *out) {
+#if WI_RS_AVX2
+    if (has_avx2()) {
+        horizontal_avx2(src, starts, weights, count, width, out);
+        return;
+    }
+#endif
+    horizontal_generic(src, starts, weights, count, width, out);
+}
+
+static inline uint8_t to_byte(int32_t v) {
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+void wi_rs_store_row(const int16_t *src, size_t width, int premultiplied, uint8_t *out) {
+    size_t i = 0;
+    if (!premultiplied) {
+#if defined(__SSE2__)
+        const __m128i half = _mm_set1_epi16(32);
+        for (; i + 4 <= width; i += 4) {
+            __m128i a = _mm_srai_epi16(_mm_adds_epi16(_mm_loadu_si128((const __m128i *)(src + 4 * i)), half), 6);
+            __m128i b = _mm_srai_epi16(_mm_adds_epi16(_mm_loadu_si128((const __m128i *)(src + 4 * i + 8)), half), 6);
+            _mm_storeu_si128((__m128i *)(out + 4 * i), _mm_packus_epi16(a, b));
+        }
+#endif
+        for (; i < 4 * width; i++) {
+            out[i] = to_byte((src[i] + 32) >> 6);
+        }
+        return;
+    }
+    for (; i < width; i++) {
+        const int16_t *p = src + 4 * i;
+        uint8_t *o = out + 4 * i;
+        int32_t a = p[3] < 0 ? 0 : p[3] > 255 * 64 ? 255 * 64 : p[3];
+        if (a < 32) {
+            o[0] = o[1] = o[2] = o[3] = 0;
+        } else if (a == 255 * 64) {
+            o[0] = to_byte((p[0] + 32) >> 6);
+            o[1] = to_byte((p[1] + 32) >> 6);
+            o[2] = to_byte((p[2] + 32) >> 6);
+            o[3] = 255;
+        } else {
+            // colour = premultiplied × 255 / alpha, rounded; both are × 64, which cancels.
+            for (int c = 0; c < 3; c++) {
+                int32_t v = p[c] < 0 ? 0 : p[c];
+                o[c] = to_byte((v * 255 + a / 2) / a);
+            }
+            o[3] = (uint8_t)((a + 32) >> 6);
+        }
+    }
+}
