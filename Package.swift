@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "CResample", cSettings: [.unsafeFlags(["-O2"])]),
         // getxattr/setxattr, which Glibc's Swift module does not export.
         .systemLibrary(name: "CXattr"),
+        // The disk cache's non-blocking hit path: openat2(RESOLVE_CACHED) and preadv2(RWF_NOWAIT).
+        .target(name: "CFileIO"),
         // mallopt, likewise (the proxy's allocator settings).
         .systemLibrary(name: "CMalloc"),
         // Bulk mode (`fetch --file`): webdataset tar shards and gzip-compressed lists.
@@ -70,7 +72,7 @@ let package = Package(
         .target(
             name: "WebImage",
             dependencies: [
-                "WebImageCodecs", "CXattr",
+                "WebImageCodecs", "CXattr", "CFileIO",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

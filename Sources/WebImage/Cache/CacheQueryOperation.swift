@@ -1,14 +1,13 @@
 import Dispatch
 import Synchronization
 
-/// A running cache query: cancel it, or let it deliver its one result.
+/// A running cache query of the callback form
+/// (``ImageCaching/queryImage(forKey:options:context:completion:)``): cancel it, or let
+/// it deliver its one result.
 ///
 /// The completion runs exactly once: with the result, or with
 /// ``WebImageError/Code/cancelled`` when ``cancel()`` came first. Cancelling after the
 /// result was delivered does nothing. Thread-safe.
-///
-/// Other ``ImageCaching`` implementations create one per query, call
-/// ``finish(with:synchronously:)`` when done, and register work to stop with ``onCancel(_:)``.
 public final class CacheQueryOperation: Sendable {
     /// The completion of a query.
     public typealias Completion = @Sendable (Result<ImageCacheQueryResult, WebImageError>) -> Void

@@ -68,13 +68,13 @@ extension DiskCache {
 
     // MARK: Platform calls
 
-    static func getAttribute(_ file: String) -> Data? {
+    static func getAttribute(_ file: String, name: String = extendedAttributeName) -> Data? {
         for _ in 0..<3 {  // retry if the value grows between the size query and the read
-            let size = platformGetAttribute(file, nil, 0)
+            let size = platformGetAttribute(file, name, nil, 0)
             guard size >= 0 else { return nil }
             if size == 0 { return Data() }
             var data = Data(count: size)
-            let read = data.withUnsafeMutableBytes { platformGetAttribute(file, $0.baseAddress, size) }
+            let read = data.withUnsafeMutableBytes { platformGetAttribute(file, name, $0.baseAddress, size) }
             if read >= 0 {
                 data.count = read
                 return data
@@ -84,19 +84,21 @@ extension DiskCache {
         return nil
     }
 
-    private static func platformGetAttribute(_ file: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+    private static func platformGetAttribute(
+        _ file: String, _ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int
+    ) -> Int {
         #if canImport(Darwin)
-        getxattr(file, extendedAttributeName, buffer, size, 0, 0)
+        getxattr(file, name, buffer, size, 0, 0)
         #else
-        getxattr(file, extendedAttributeName, buffer, size)
+        getxattr(file, name, buffer, size)
         #endif
     }
 
-    static func setAttribute(_ file: String, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    static func setAttribute(_ file: String, _ bytes: UnsafeRawBufferPointer, name: String = extendedAttributeName) -> Int32 {
         #if canImport(Darwin)
-        setxattr(file, extendedAttributeName, bytes.baseAddress, bytes.count, 0, 0)
+        setxattr(file, name, bytes.baseAddress, bytes.count, 0, 0)
         #else
-        setxattr(file, extendedAttributeName, bytes.baseAddress, bytes.count, 0)
+        setxattr(file, name, bytes.baseAddress, bytes.count, 0)
         #endif
     }
 

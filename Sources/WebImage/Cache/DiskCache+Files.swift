@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 /// The blocking file operations behind ``DiskCache``. Everything that changes the
 /// directory runs on its `ioQueue`; reads run on the caller's thread (see
@@ -88,35 +89,32 @@ extension DiskCache {
     func writeDataSync(_ data: Data, forKey key: String) throws(WebImageError) {
         let name = CacheKey.fileName(for: key)
         let target = path + "/" + name
+        let write = { () -> (delta: Int, result: WebImageError?) in
+            var old = stat()
+            let replaces = lstat(target, &old) == 0
+            do throws(WebImageError) {
+                try self.writeFileAtomically(data, toPath: target)
+            } catch {
+                return (0, error)
+            }
+            // A new entry starts without extended data; a sidecar of the old one would lie.
+            if replaces { unlink(self.sidecarPath(forName: name)) }
+            return (data.count - (replaces ? Int(old.st_size) : 0), nil)
+        }
         if let budget = config.budget {
             // The write and its accounting happen under the budget's lock (see DiskBudget).
-            let error = budget.update { () -> (delta: Int, result: WebImageError?) in
-                var old = stat()
-                let oldSize = lstat(target, &old) == 0 ? Int(old.st_size) : 0
-                do throws(WebImageError) {
-                    try writeFileAtomically(data, toPath: target)
-                } catch {
-                    return (0, error)
-                }
-                unlink(sidecarPath(forName: name))
-                return (data.count - oldSize, nil)
-            }
-            if let error { throw error }
+            if let error = budget.update(write) { throw error }
             return
         }
-        var old = stat()
-        let oldSize = lstat(target, &old) == 0 ? Int(old.st_size) : 0
-        try writeFileAtomically(data, toPath: target)
-        // A new entry starts without extended data; a sidecar of the old one would lie.
-        unlink(sidecarPath(forName: name))
+        let (delta, error) = write()
+        if let error { throw error }
+        guard config.maxDiskSize > 0 else { return }
         let total = knownSize.withLock { known -> Int? in
-            guard let size = known else { return nil }
-            known = size + data.count - oldSize
+            known = known.map { $0 + delta }
             return known
         }
-        if config.maxDiskSize > 0, let total, total > config.maxDiskSize {
-            removeExpiredDataSync()
-        }
+        // Uncounted (the open skipped its sweep): counting once is the trim's own listing.
+        if (total ?? .max) > config.maxDiskSize { removeExpiredDataSync() }
     }
 
     func removeDataSync(forKey key: String) {
@@ -162,12 +160,18 @@ extension DiskCache {
     }
 
     /// Writes `data` to a temporary file beside `target`, then renames it over `target`.
+    ///
+    /// The temporary file is named `.tmp-<pid>-<n>` and created with `O_EXCL` (mode
+    /// 0644 less the umask, as any file the process writes), which needs neither
+    /// `mkstemp`'s random names nor a `fchmod` afterwards.
     func writeFileAtomically(_ data: Data, toPath target: String) throws(WebImageError) {
-        var template: [CChar] = []
-        // mkstemp overwrites the X's, so every attempt starts from a fresh template.
+        var temporary = ""
         func makeTemporary() -> Int32 {
-            template = Array((path + "/.tmp-XXXXXX").utf8CString)
-            return template.withUnsafeMutableBufferPointer { p in p.baseAddress.map { mkstemp($0) } ?? -1 }
+            while true {
+                temporary = path + "/.tmp-\(getpid())-\(Self.temporaryCounter.add(1, ordering: .relaxed).newValue)"
+                let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                if fd >= 0 || errno != EEXIST { return fd }
+            }
         }
         var fd = makeTemporary()
         if fd < 0 && errno == ENOENT {
@@ -179,11 +183,8 @@ extension DiskCache {
             fd = makeTemporary()
         }
         guard fd >= 0 else { throw Self.ioError("create a temporary file in \(path)") }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let written = data.withUnsafeBytes { Self.writeAll(fd, $0) }
         let writeErrno = errno
-        // mkstemp creates 0600; entries are ordinary cache files like any other.
-        fchmod(fd, 0o644)
         if close(fd) != 0 || !written {
             let error = Self.ioError("write \(data.count) bytes to \(target)", code: written ? errno : writeErrno)
             unlink(temporary)
@@ -195,6 +196,9 @@ extension DiskCache {
             throw error
         }
     }
+
+    /// Numbers the temporary files of this process.
+    static let temporaryCounter = Atomic<UInt64>(0)
 
     // MARK: Primitives
 

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CXattr
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -8,6 +9,40 @@ import Foundation
 extension DiskCache {
     /// Temporary files older than this are left over from a crashed writer.
     static let staleTemporaryAge: Double = 3600
+    /// How long a sweep under the same limits stands for every cache opened on the directory.
+    static let sweepInterval: Double = 3600
+
+    /// The extended attribute of the directory recording its last sweep: the limits and
+    /// the time (`"<maxDiskAge> <maxDiskSize> <seconds since 1970>"`).
+    static let sweepAttributeName = "user.webimage.swept"
+
+    /// The sweep an open queues: ``removeExpiredDataSync()``, unless the directory was swept
+    /// under the same limits within ``sweepInterval`` (by any process, as its
+    /// ``sweepAttributeName`` attribute says) or does not exist. Costs one `getxattr` when
+    /// it is skipped. Runs on `ioQueue`.
+    func sweepOnOpenSync() {
+        guard config.budget == nil else {
+            removeExpiredDataSync()
+            return
+        }
+        guard access(path, F_OK) == 0 else { return }
+        if let stored = Self.getAttribute(path, name: Self.sweepAttributeName),
+           let text = String(data: stored, encoding: .utf8), text.hasPrefix(sweepLimits + " "),
+           let time = Double(text.dropFirst(sweepLimits.count + 1)),
+           Date().timeIntervalSince1970 - time < Self.sweepInterval {
+            return
+        }
+        removeExpiredDataSync()
+    }
+
+    private var sweepLimits: String { "\(Int(config.maxDiskAge)) \(config.maxDiskSize)" }
+
+    /// Records a sweep under this cache's limits (file systems without extended attributes
+    /// record nothing: every open sweeps there).
+    private func markSwept(now: Double) {
+        let value = Data("\(sweepLimits) \(now)".utf8)
+        _ = value.withUnsafeBytes { Self.setAttribute(path, $0, name: Self.sweepAttributeName) }
+    }
 
     /// Applies the age rule, then the size rule (down to half of the limit), and
     /// recounts ``knownSize``. Runs on `ioQueue`.
@@ -39,6 +74,7 @@ extension DiskCache {
         }
         knownSize.withLock { $0 = total }
         removeStaleTemporaryFilesSync(now: now)
+        markSwept(now: now)
     }
 
     /// Removes temporary files a writer that died mid-write left behind, and sidecars

@@ -10,74 +10,27 @@ import Synchronization
 /// an entry refreshes its access date; ``Config/maxDiskAge`` and ``Config/maxDiskSize``
 /// are checked against it, least recently read first.
 ///
-/// Everything that changes the directory (writes, removals, trimming, access-date
-/// refreshes) runs on the cache's own serial ``ioQueue``. Reading an entry does not need
-/// that order, since a reader always opens some whole file, so reads run on
-/// ``Config/ioPool`` (several at once, never on the cooperative pool) and queue
-/// their follow-up writes on ``ioQueue`` without waiting for them. Every operation comes
-/// as an `async` function, which suspends until the work is done, and as a callback
-/// function; callbacks run on the thread that did the work, so they must hand long work
-/// elsewhere. ``flush()`` waits for every queued write.
+/// - **Reads** (``data(forKey:)``) need no order, since a reader always opens some whole
+///   file. On Linux a hit whose file is in the page cache is read on the calling task
+///   without blocking it (`openat2` with `RESOLVE_CACHED`, `fstat`, `preadv2` with
+///   `RWF_NOWAIT`: each fails with `EAGAIN` rather than wait for the disk); anything else
+///   (a cold file, a cold directory entry, a file system without these calls, another
+///   platform) is read on ``Config/ioPool`` while the task is suspended. A read never
+///   blocks the cooperative pool. A miss is answered on the task when the kernel
+///   remembers the name is absent; the first lookup of a name takes the pool.
+/// - **Changes** (writes, removals, trimming, access-date refreshes) run in order on the
+///   cache's own serial ``ioQueue``. ``flush()`` waits for every change queued before it.
 ///
-/// Opening a cache schedules ``removeExpiredData()``, so a directory left over its
-/// limits by an earlier run is trimmed without being asked.
+/// Every operation comes as an `async` function and as a callback function; callbacks
+/// run on the thread that did the work (``ioQueue`` or a pool thread), so they must
+/// hand long work elsewhere.
+///
+/// Opening a cache does no I/O on the caller's thread. It queues one check on
+/// ``ioQueue``: unless this directory was swept under the same limits within the last
+/// hour (a marker file, `.swept-<age>-<size>`, records it for every process),
+/// ``removeExpiredData()`` runs, so a directory left over its limits by an earlier run
+/// is trimmed without being asked and without listing it on every open.
 public final class DiskCache: Sendable {
-    /// Limits and storage choices of a disk cache.
-    public struct Config: Sendable {
-        /// Entries not read for longer than this many seconds are removed by
-        /// ``DiskCache/removeExpiredData()``. Default one week; negative never expires.
-        ///
-        /// Normalised when set (see ``clampedAge(_:)``): NaN becomes the default (one
-        /// week); a negative value, `.infinity` and anything over 100 years become -1
-        /// (never expires).
-        public var maxDiskAge: TimeInterval = Config.defaultMaxDiskAge {
-            didSet { maxDiskAge = Self.clampedAge(maxDiskAge) }
-        }
-        /// Total bytes allowed; when exceeded, least recently read entries are removed
-        /// until the total is at most half of it. Default 0, no limit.
-        ///
-        /// A negative value becomes 0 (no limit).
-        public var maxDiskSize: Int = 0 { didSet { maxDiskSize = max(0, maxDiskSize) } }
-        /// Directories searched, read-only, after the main one (for example a cache
-        /// pre-filled at build time). Entries there are never modified or removed.
-        public var additionalCachePaths: [String] = []
-        /// Store extended data in a `user.` extended attribute when the file system
-        /// supports it (default `true`); `false` always uses a hidden sidecar file, for
-        /// directories copied by tools that drop extended attributes.
-        public var usesExtendedAttributes: Bool = true
-        /// A limit shared with other caches under one root, and with other processes (see
-        /// ``DiskBudget``). When set it replaces ``maxDiskAge`` and ``maxDiskSize``. Default none.
-        public var budget: DiskBudget?
-        /// Where reads run. Default ``BlockingIOPool/shared``.
-        public var ioPool: BlockingIOPool = .shared
-
-        public init(
-            maxDiskAge: TimeInterval = 7 * 24 * 60 * 60,
-            maxDiskSize: Int = 0,
-            additionalCachePaths: [String] = [],
-            usesExtendedAttributes: Bool = true
-        ) {
-            self.maxDiskAge = Self.clampedAge(maxDiskAge)
-            self.maxDiskSize = max(0, maxDiskSize)
-            self.additionalCachePaths = additionalCachePaths
-            self.usesExtendedAttributes = usesExtendedAttributes
-        }
-
-        /// The default ``maxDiskAge``: one week.
-        public static let defaultMaxDiskAge: TimeInterval = 7 * 24 * 60 * 60
-        /// The longest ``maxDiskAge`` kept as given: 100 years. Longer ages never expire
-        /// within the life of a cache, so they become -1.
-        public static let maxExpiringAge: TimeInterval = 100 * 365.25 * 24 * 60 * 60
-
-        /// `age` as a valid ``maxDiskAge``: NaN gives the default (one week); a negative
-        /// value, `.infinity` and anything over ``maxExpiringAge`` give -1 (never expires);
-        /// 0 through 100 years stay as they are.
-        public static func clampedAge(_ age: TimeInterval) -> TimeInterval {
-            if age.isNaN { return defaultMaxDiskAge }
-            return (0...maxExpiringAge).contains(age) ? age : -1
-        }
-    }
-
     /// The directory holding the entries (created on the first write).
     public let directory: URL
     /// The limits this cache was opened with.
@@ -98,7 +51,7 @@ public final class DiskCache: Sendable {
         path = self.directory.path
         ioQueue = DispatchQueue(label: "WebImage.DiskCache(\(self.directory.lastPathComponent))", qos: .utility)
         config.budget?.register(path)
-        ioQueue.async { self.removeExpiredDataSync() }
+        ioQueue.async { self.sweepOnOpenSync() }
     }
 
     /// Opens the cache for `namespace` in ``defaultDirectory(namespace:)``.
@@ -132,12 +85,15 @@ public final class DiskCache: Sendable {
     /// `nil` on a miss. A hit in the main directory refreshes the entry's access date;
     /// an unreadable file there counts as a miss and is removed.
     ///
-    /// The blocking `open` + `read` runs on ``Config/ioPool`` while the calling
-    /// task is suspended. The access-date refresh and the removal of an unreadable file
-    /// are queued on ``ioQueue`` and not awaited (``flush()`` waits for them). A task
-    /// cancelled before the read started gets `nil`.
+    /// Runs on the calling task when the file and its directory entry are cached by the
+    /// kernel (no thread hop, nothing that waits for the disk); otherwise the blocking
+    /// `open` + `read` runs on ``Config/ioPool`` while the task is suspended (a task
+    /// cancelled before that read started gets `nil`). The access-date refresh and the
+    /// removal of an unreadable file are queued on ``ioQueue`` and not awaited
+    /// (``flush()`` waits for them).
     public func data(forKey key: String) async -> Data? {
-        try? await config.ioPool.run { self.readDataSync(forKey: key) }
+        if case .done(let data) = readDataWithoutBlocking(forKey: key) { return data }
+        return try? await config.ioPool.run { self.readDataSync(forKey: key) }
     }
 
     /// Returns when every write, removal and trim queued before this call is done, so a
@@ -147,121 +103,62 @@ public final class DiskCache: Sendable {
     }
 
     /// Stores `data` for `key` atomically, replacing any entry and its extended data.
+    /// Runs on ``ioQueue``.
     ///
     /// - Throws: ``WebImageError/Code/cacheIOFailed`` when the file cannot be written.
-    public func store(_ data: Data, forKey key: String) async throws {
-        try await onIO { Result { try self.writeDataSync(data, forKey: key) } }.get()
+    public func store(_ data: Data, forKey key: String) async throws(WebImageError) {
+        try await onIO { Result { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) } }.get()
     }
 
-    /// Removes `key`'s entry and its extended data from the main directory.
+    /// Removes `key`'s entry and its extended data from the main directory. Runs on ``ioQueue``.
     public func removeData(forKey key: String) async {
         await onIO { self.removeDataSync(forKey: key) }
     }
 
     /// Whether `key` has an entry in the main or an additional directory (does not
-    /// refresh the access date).
+    /// refresh the access date). Runs on ``ioQueue``.
     public func containsData(forKey key: String) async -> Bool {
         await onIO { self.containsDataSync(forKey: key) }
     }
 
-    /// Removes every entry of the main directory.
+    /// Removes every entry of the main directory. Runs on ``ioQueue``.
     public func removeAll() async {
         await onIO { self.removeAllSync() }
     }
 
     /// Removes entries older than ``Config/maxDiskAge``, then, when the rest exceed
     /// ``Config/maxDiskSize``, the least recently read until at most half of it remains.
+    /// Runs on ``ioQueue``.
     public func removeExpiredData() async {
         await onIO { self.removeExpiredDataSync() }
     }
 
-    /// The exact bytes of all entries in the main directory (file sizes, counted now).
+    /// The exact bytes of all entries in the main directory (file sizes, counted now on ``ioQueue``).
     public func totalSize() async -> Int {
         await onIO { self.listEntriesSync().reduce(0) { $0 + $1.size } }
     }
 
-    /// The exact number of entries in the main directory.
+    /// The exact number of entries in the main directory (counted now on ``ioQueue``).
     public func totalCount() async -> Int {
         await onIO { self.listEntriesSync().count }
     }
 
     /// The extended data stored with `key`'s entry (HTTP validators, the original URL…),
-    /// or `nil` when there is none.
+    /// or `nil` when there is none. Read on ``Config/ioPool``.
     public func extendedData(forKey key: String) async -> Data? {
         try? await config.ioPool.run { self.extendedDataSync(forKey: key) }
     }
 
     /// Attaches `data` to `key`'s existing entry in the main directory, or removes the
-    /// extended data when `data` is `nil`. It is removed with its entry.
+    /// extended data when `data` is `nil`. It is removed with its entry. Runs on ``ioQueue``.
     ///
     /// - Throws: ``WebImageError/Code/cacheIOFailed`` when there is no such entry or the
     ///   data cannot be written.
-    public func setExtendedData(_ data: Data?, forKey key: String) async throws {
-        try await onIO { Result { try self.setExtendedDataSync(data, forKey: key) } }.get()
+    public func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
+        try await onIO { Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) } }.get()
     }
 
-    // MARK: Callback API (completions run on `ioQueue`, reads' on the I/O pool)
-
-    /// ``data(forKey:)`` with a completion on a thread of ``Config/ioPool``.
-    public func data(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        config.ioPool.submit { completion(self.readDataSync(forKey: key)) }
-    }
-
-    /// ``extendedData(forKey:)`` with a completion on a thread of ``Config/ioPool``.
-    public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        config.ioPool.submit { completion(self.extendedDataSync(forKey: key)) }
-    }
-
-    /// ``setExtendedData(_:forKey:)`` with a completion on ``ioQueue``.
-    public func setExtendedData(
-        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
-    ) {
-        ioQueue.async {
-            completion(Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) })
-        }
-    }
-
-    /// ``store(_:forKey:)`` with a completion on ``ioQueue``.
-    public func store(
-        _ data: Data, forKey key: String,
-        completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
-    ) {
-        ioQueue.async {
-            let result = Result<Void, WebImageError> { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) }
-            completion?(result)
-        }
-    }
-
-    /// ``removeData(forKey:)`` with a completion on ``ioQueue``.
-    public func removeData(forKey key: String, completion: (@Sendable () -> Void)? = nil) {
-        ioQueue.async {
-            self.removeDataSync(forKey: key)
-            completion?()
-        }
-    }
-
-    /// ``containsData(forKey:)`` with a completion on ``ioQueue``.
-    public func containsData(forKey key: String, completion: @escaping @Sendable (Bool) -> Void) {
-        ioQueue.async { completion(self.containsDataSync(forKey: key)) }
-    }
-
-    /// ``removeAll()`` with a completion on ``ioQueue``.
-    public func removeAll(completion: (@Sendable () -> Void)? = nil) {
-        ioQueue.async {
-            self.removeAllSync()
-            completion?()
-        }
-    }
-
-    /// ``removeExpiredData()`` with a completion on ``ioQueue``.
-    public func removeExpiredData(completion: (@Sendable () -> Void)? = nil) {
-        ioQueue.async {
-            self.removeExpiredDataSync()
-            completion?()
-        }
-    }
-
-    private func onIO<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    func onIO<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             ioQueue.async { continuation.resume(returning: work()) }
         }

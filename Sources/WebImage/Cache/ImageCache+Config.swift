@@ -52,7 +52,11 @@ extension ImageCache {
         public var coders: ImageCodersManager = .shared
         /// Options for encoding images stored without data. Default quality 0.9.
         public var encodeOptions: ImageEncodeOptions = ImageEncodeOptions()
-        /// Where completions run; `nil`, the default, is a serial queue of the cache.
+        /// Where disk hits are decoded and images stored without data are encoded.
+        /// Default ``DecodeQueue/shared``.
+        public var decodeQueue: DecodeQueue = .shared
+        /// Where the callback forms' completions run; `nil`, the default, is a serial
+        /// queue of the cache.
         public var callbackQueue: DispatchQueue?
 
         /// A quarter of the physical memory.

@@ -1,101 +1,89 @@
 import Foundation
 
 extension ImageCache {
-    /// Looks `key` up in memory, then on disk; see ``ImageCaching/queryImage(forKey:options:context:completion:)``.
+    /// Looks `key` up in memory, then on disk; see ``ImageCaching/queryImage(forKey:options:context:)``.
     ///
-    /// A disk hit is read on ``BlockingIOPool/shared``, decoded on ``DecodeQueue/shared``
-    /// with ``ImageCacheContext/decodeOptions(forKey:firstFrameOnly:)``, and kept in
-    /// memory under ``ImageCacheContext/memoryKey(forKey:)``; with
-    /// ``ImageCacheOptions/queryDiskDataSync`` both happen on the caller's thread instead.
-    /// Data that does not decode is a miss, and a corrupt file is removed. The completion
-    /// runs on the context's callback queue, or the cache's.
-    @discardableResult
+    /// A memory hit is answered on the calling task. A disk hit is read as
+    /// ``DiskCache/data(forKey:)`` reads (on the calling task when the kernel has the file
+    /// cached, else on ``Config/ioPool``), decoded on ``Config/decodeQueue`` with
+    /// ``ImageCacheContext/decodeOptions(forKey:firstFrameOnly:)``, and kept in memory
+    /// under ``ImageCacheContext/memoryKey(forKey:)``. Data that does not decode is a miss,
+    /// and a corrupt file is removed. ``ImageCacheOptions/queryMemoryData`` reads a memory
+    /// hit's data the same way. The blocking options (``ImageCacheOptions/queryDiskDataSync``,
+    /// ``ImageCacheOptions/queryMemoryDataSync``) mean nothing here: they are for the
+    /// callback form.
+    ///
+    /// - Throws: ``WebImageError/Code/cancelled`` when the task was cancelled before the decode.
     public func queryImage(
-        forKey key: String, options: ImageCacheOptions = [], context: ImageCacheContext = .init(),
-        completion: @escaping CacheQueryOperation.Completion
-    ) -> CacheQueryOperation {
-        let operation = CacheQueryOperation(callbackQueue: context.callbackQueue ?? callbackQueue, completion: completion)
-        let memoryKey = context.memoryKey(forKey: key)
-        let sync = options.contains(.queryDiskDataSync)
-        let inline = options.contains(.queryMemorySync) || sync
-        if !options.contains(.queryDiskOnly), config.shouldCacheImagesInMemory,
-           var image = memoryCache.value(forKey: memoryKey) {
-            if options.contains(.decodeFirstFrameOnly) { image = image.firstFrame }
-            WebImageMetrics.memoryHits.increment()
-            let hit = ImageCacheQueryResult(image: image, cacheType: .memory)
-            guard options.contains(.queryMemoryData), config.shouldUseDisk else {
-                operation.finish(with: .success(hit), synchronously: inline)
-                return operation
-            }
-            if options.contains(.queryMemoryDataSync) || sync {
-                var withData = hit
-                withData.data = diskCache.readDataSync(forKey: key)
-                operation.finish(with: .success(withData), synchronously: true)
-            } else {
-                diskCache.data(forKey: key) { data in
-                    var withData = hit
-                    withData.data = data
-                    operation.finish(with: .success(withData))
-                }
-            }
-            return operation
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) async throws(WebImageError) -> ImageCacheQueryResult {
+        if Task.isCancelled { throw .cancelled("The cache query was cancelled") }
+        if var hit = memoryHit(forKey: key, options: options, context: context) {
+            if options.contains(.queryMemoryData), config.shouldUseDisk { hit.data = await diskCache.data(forKey: key) }
+            return hit
         }
-        guard !options.contains(.queryMemoryOnly), config.shouldUseDisk else {
-            WebImageMetrics.misses.increment()
-            operation.finish(with: .success(.miss), synchronously: inline)
-            return operation
+        guard !options.contains(.queryMemoryOnly), config.shouldUseDisk else { return Self.miss() }
+        guard let data = await diskCache.data(forKey: key) else { return Self.miss() }
+        let decodeOptions = context.decodeOptions(forKey: key, firstFrameOnly: options.contains(.decodeFirstFrameOnly))
+        // Thrown only when cancelled; a decode failure is a value (the file may be corrupt).
+        let decoded = try await config.decodeQueue.perform { [config] in
+            .success(DecodeQueue.decodeNow(data, options: decodeOptions, lazy: false, coder: config.coders))
         }
-        let firstFrameOnly = options.contains(.decodeFirstFrameOnly)
-        let decodeOptions = context.decodeOptions(forKey: key, firstFrameOnly: firstFrameOnly)
-        if sync {
-            let data = diskCache.readDataSync(forKey: key)
-            let result = data.map { decodeDiskHit($0, key: key, memoryKey: memoryKey, options: decodeOptions) } ?? .miss
-            if data == nil { WebImageMetrics.misses.increment() }
-            operation.finish(with: .success(result), synchronously: true)
-            return operation
-        }
-        diskCache.data(forKey: key) { [self] data in
-            guard !operation.isCancelled else { return }
-            guard let data else {
-                WebImageMetrics.misses.increment()
-                operation.finish(with: .success(.miss))
-                return
-            }
-            let ticket = DecodeQueue.shared.submit { [self] in
-                guard !operation.isCancelled else { return }
-                operation.finish(with: .success(decodeDiskHit(data, key: key, memoryKey: memoryKey, options: decodeOptions)))
-            }
-            operation.onCancel { DecodeQueue.shared.cancel(ticket) }
-        }
-        return operation
+        return keepDiskHit(decoded, data: data, key: key, memoryKey: context.memoryKey(forKey: key), options: decodeOptions)
     }
 
-    /// Decodes disk data and keeps the image in memory (not a first-frame decode, which
-    /// would stand in for the whole animation); undecodable data is a miss.
-    private func decodeDiskHit(
-        _ data: Data, key: String, memoryKey: String, options: ImageDecodeOptions
+    /// The same query with every step on the calling thread, blocking it on the disk and
+    /// the decode: the callback form's ``ImageCacheOptions/queryDiskDataSync`` and
+    /// ``ImageCacheOptions/queryMemoryDataSync``, which SDWebImage code asks for
+    /// explicitly. Never called from an `async` function.
+    func queryImageBlocking(forKey key: String, options: ImageCacheOptions, context: ImageCacheContext) -> ImageCacheQueryResult {
+        if var hit = memoryHit(forKey: key, options: options, context: context) {
+            if options.contains(.queryMemoryData), config.shouldUseDisk { hit.data = diskCache.readDataSync(forKey: key) }
+            return hit
+        }
+        guard !options.contains(.queryMemoryOnly), config.shouldUseDisk,
+              let data = diskCache.readDataSync(forKey: key) else { return Self.miss() }
+        let decodeOptions = context.decodeOptions(forKey: key, firstFrameOnly: options.contains(.decodeFirstFrameOnly))
+        let decoded = DecodeQueue.decodeNow(data, options: decodeOptions, lazy: false, coder: config.coders)
+        return keepDiskHit(decoded, data: data, key: key, memoryKey: context.memoryKey(forKey: key), options: decodeOptions)
+    }
+
+    private func memoryHit(forKey key: String, options: ImageCacheOptions, context: ImageCacheContext) -> ImageCacheQueryResult? {
+        guard !options.contains(.queryDiskOnly), var image = imageFromMemory(forKey: context.memoryKey(forKey: key)) else {
+            return nil
+        }
+        if options.contains(.decodeFirstFrameOnly) { image = image.firstFrame }
+        WebImageMetrics.memoryHits.increment()
+        return ImageCacheQueryResult(image: image, cacheType: .memory)
+    }
+
+    private static func miss() -> ImageCacheQueryResult {
+        WebImageMetrics.misses.increment()
+        return .miss
+    }
+
+    /// Keeps a decoded disk hit in memory (not a first-frame decode, which would stand in
+    /// for the whole animation); an undecodable file is a miss.
+    private func keepDiskHit(
+        _ decoded: Result<DecodedImage, WebImageError>, data: Data, key: String, memoryKey: String, options: ImageDecodeOptions
     ) -> ImageCacheQueryResult {
-        do {
-            let image = try WebImageMetrics.time(WebImageMetrics.decodeDuration) {
-                try config.coders.decode(data, options: options)
-            }
+        switch decoded {
+        case .success(let image):
             if config.shouldCacheImagesInMemory && !options.firstFrameOnly {
                 memoryCache.setValue(image, forKey: memoryKey, cost: image.cost)
             }
             WebImageMetrics.diskHits.increment()
             return ImageCacheQueryResult(image: image, data: data, cacheType: .disk)
-        } catch {
+        case .failure(let error):
             discardUndecodable(error, forKey: key)
-            WebImageMetrics.misses.increment()
-            return .miss
+            return Self.miss()
         }
     }
 
     /// Removes the file when its data is corrupt. Data that is merely too large for these
     /// decode options, or in a format no installed coder reads, stays: it is not broken.
-    private func discardUndecodable(_ error: any Error, forKey key: String) {
-        let code = (error as? WebImageError)?.code
-        guard code != .imageTooLarge, code != .unsupportedFormat, code != .cancelled else { return }
+    private func discardUndecodable(_ error: WebImageError, forKey key: String) {
+        guard error.code != .imageTooLarge, error.code != .unsupportedFormat, error.code != .cancelled else { return }
         Self.logger.debug("Removing undecodable cache entry for \(key.redactedURLForLog): \(error)")
         diskCache.removeData(forKey: key)
     }

@@ -7,7 +7,7 @@ import Logging
 /// SDWebImage's `SDImageCache` for servers and command-line tools. Keys are strings,
 /// normally the URL (see ``CacheKey`` for derived keys). Stores put the image in memory
 /// at once and write the disk in the background; queries look in memory, then on disk,
-/// decoding through ``DecodeQueue/shared`` and keeping the result in memory.
+/// decoding and keeping the result in memory.
 ///
 /// ```swift
 /// let cache = ImageCache(namespace: "thumbnails")
@@ -15,9 +15,11 @@ import Logging
 /// let hit = try await cache.queryImage(forKey: url.absoluteString)
 /// ```
 ///
-/// Thread-safe. Disk work runs on the disk cache's I/O queue, decoding and encoding on
-/// the decode queue, and completions on ``Config/callbackQueue`` (by default a serial
-/// queue of the cache).
+/// Thread-safe. Where the work runs: memory lookups on the calling thread; disk reads on
+/// the calling task when the kernel has the file cached, else on ``Config/ioPool``
+/// (see ``DiskCache/data(forKey:)``); disk writes on the disk cache's serial I/O queue;
+/// decoding and encoding on ``Config/decodeQueue``. The callback forms' completions run
+/// on ``callbackQueue`` (``Config/callbackQueue``, by default a serial queue of the cache).
 public final class ImageCache: ImageCaching {
     /// The shared cache: namespace `"default"` in the default directory.
     public static let shared = ImageCache(namespace: "default")
@@ -28,7 +30,8 @@ public final class ImageCache: ImageCaching {
     public let memoryCache: MemoryCache<String, DecodedImage>
     /// The encoded data.
     public let diskCache: DiskCache
-    let callbackQueue: DispatchQueue
+    /// Where the callback forms deliver when a query's context names no queue.
+    public let callbackQueue: DispatchQueue
     /// Stores whose disk part is not done yet, for ``flush()``.
     let pendingStores = PendingWork()
     static let logger = Logger(label: "WebImage.ImageCache")
@@ -49,32 +52,17 @@ public final class ImageCache: ImageCaching {
             ?? DiskCache.defaultDirectory(namespace: namespace)
     }
 
-    // MARK: Store
+    // MARK: Conveniences
 
-    /// Stores `image` in memory now and, with `toDisk`, its `data` on disk in the
-    /// background; without `data` the image is encoded first (see
-    /// ``preferredEncodingFormat(for:)``). `completion` runs when the disk part is done.
-    ///
-    /// A failure without a completion is logged, never dropped.
-    public func store(
-        _ image: DecodedImage, data: Data? = nil, forKey key: String, toDisk: Bool = true,
-        completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
-    ) {
-        store(image, data: data, forKey: key, cacheType: toDisk ? .all : .memory, completion: completion)
-    }
-
-    /// ``store(_:data:forKey:toDisk:completion:)`` returning when the disk write is done.
+    /// Stores `image` in memory now and, with `toDisk`, its `data` on disk (without
+    /// `data` the image is encoded first, see ``preferredEncodingFormat(for:)``); returns
+    /// when the disk write is done.
     ///
     /// - Throws: ``WebImageError/Code/cacheIOFailed`` or ``WebImageError/Code/encodingFailed``.
-    public func store(_ image: DecodedImage, data: Data? = nil, forKey key: String, toDisk: Bool = true) async throws {
+    public func store(
+        _ image: DecodedImage, data: Data? = nil, forKey key: String, toDisk: Bool = true
+    ) async throws(WebImageError) {
         try await store(image, data: data, forKey: key, cacheType: toDisk ? .all : .memory)
-    }
-
-    // MARK: Lookups
-
-    /// The image in memory for `key`, without touching the disk. Runs on the caller's thread.
-    public func imageFromMemory(forKey key: String) -> DecodedImage? {
-        config.shouldCacheImagesInMemory ? memoryCache.value(forKey: key) : nil
     }
 
     /// The image decoded from the disk data for `key` (then also kept in memory), or
@@ -86,8 +74,7 @@ public final class ImageCache: ImageCaching {
 
     /// The encoded data on disk for `key`, or `nil`.
     public func diskImageData(forKey key: String) async -> Data? {
-        guard config.shouldUseDisk else { return nil }
-        return await diskCache.data(forKey: key)
+        await diskData(forKey: key)
     }
 
     /// Where `key` is cached: ``ImageCacheType/memory``, ``ImageCacheType/disk`` or
@@ -133,30 +120,24 @@ public final class ImageCache: ImageCaching {
 
     // MARK: ImageCaching
 
-    public func diskData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        guard config.shouldUseDisk else {
-            callbackQueue.async { completion(nil) }
-            return
-        }
-        diskCache.data(forKey: key) { [callbackQueue] data in callbackQueue.async { completion(data) } }
+    /// The image in memory for `key`, without touching the disk. Runs on the caller's thread.
+    public func imageFromMemory(forKey key: String) -> DecodedImage? {
+        config.shouldCacheImagesInMemory ? memoryCache.value(forKey: key) : nil
     }
 
-    public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        guard config.shouldUseDisk else {
-            callbackQueue.async { completion(nil) }
-            return
-        }
-        diskCache.extendedData(forKey: key) { [callbackQueue] data in callbackQueue.async { completion(data) } }
+    public func diskData(forKey key: String) async -> Data? {
+        guard config.shouldUseDisk else { return nil }
+        return await diskCache.data(forKey: key)
     }
 
-    public func setExtendedData(
-        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
-    ) {
-        guard config.shouldUseDisk else {
-            callbackQueue.async { completion(.success(())) }
-            return
-        }
-        diskCache.setExtendedData(data, forKey: key) { [callbackQueue] result in callbackQueue.async { completion(result) } }
+    public func extendedData(forKey key: String) async -> Data? {
+        guard config.shouldUseDisk else { return nil }
+        return await diskCache.extendedData(forKey: key)
+    }
+
+    public func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
+        guard config.shouldUseDisk else { return }
+        try await diskCache.setExtendedData(data, forKey: key)
     }
 
     /// Returns when every store begun before the call (its encode and disk write) and
@@ -167,41 +148,19 @@ public final class ImageCache: ImageCaching {
         await diskCache.flush()
     }
 
-    public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+    public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
         if cacheType.includesMemory { memoryCache.removeValue(forKey: key) }
-        guard cacheType.includesDisk else {
-            if let completion { callbackQueue.async(execute: completion) }
-            return
-        }
-        diskCache.removeData(forKey: key) { [callbackQueue] in
-            if let completion { callbackQueue.async(execute: completion) }
-        }
+        if cacheType.includesDisk { await diskCache.removeData(forKey: key) }
     }
 
-    public func containsImage(
-        forKey key: String, cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheType) -> Void
-    ) {
-        if cacheType.includesMemory, config.shouldCacheImagesInMemory, memoryCache.contains(key) {
-            callbackQueue.async { completion(.memory) }
-            return
-        }
-        guard cacheType.includesDisk, config.shouldUseDisk else {
-            callbackQueue.async { completion(.none) }
-            return
-        }
-        diskCache.containsData(forKey: key) { [callbackQueue] found in
-            callbackQueue.async { completion(found ? .disk : .none) }
-        }
+    public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        if cacheType.includesMemory, config.shouldCacheImagesInMemory, memoryCache.contains(key) { return .memory }
+        guard cacheType.includesDisk, config.shouldUseDisk else { return .none }
+        return await diskCache.containsData(forKey: key) ? .disk : .none
     }
 
-    public func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+    public func clear(cacheType: ImageCacheType) async {
         if cacheType.includesMemory { memoryCache.removeAll() }
-        guard cacheType.includesDisk else {
-            if let completion { callbackQueue.async(execute: completion) }
-            return
-        }
-        diskCache.removeAll { [callbackQueue] in
-            if let completion { callbackQueue.async(execute: completion) }
-        }
+        if cacheType.includesDisk { await diskCache.removeAll() }
     }
 }

@@ -15,7 +15,8 @@ public struct ImageCacheContext: Sendable {
     /// The scale of the decoded image; `nil`, the default, takes it from the key
     /// (``CacheKey/scale(for:)``).
     public var scale: Double?
-    /// Where completions run; `nil`, the default, uses the cache's callback queue.
+    /// Where the callback form's completion runs; `nil`, the default, uses the cache's
+    /// ``ImageCaching/callbackQueue``. The `async` forms ignore it.
     public var callbackQueue: DispatchQueue?
 
     public init(

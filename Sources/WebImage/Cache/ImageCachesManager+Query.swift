@@ -1,130 +1,147 @@
-import Dispatch
 import Foundation
 
+/// Queries and lookups through the chain: the first answer in member order wins.
 extension ImageCachesManager {
     /// Looks `key` up in the members the ``queryPolicy`` names; see
-    /// ``ImageCaching/queryImage(forKey:options:context:completion:)``.
+    /// ``ImageCaching/queryImage(forKey:options:context:)``.
     ///
     /// Each member gets the same options and context. The first hit in member order is
-    /// the result (copied into the earlier members with ``promotesHits``); when every
-    /// member missed, or there is none, the result is a miss. Cancelling the returned
-    /// operation cancels whichever member queries are running and delivers
-    /// ``WebImageError/Code/cancelled`` once.
-    ///
-    /// The completion runs on the context's callback queue, or the manager's. With
-    /// ``ImageCacheOptions/queryMemorySync`` (or ``ImageCacheOptions/queryDiskDataSync``)
-    /// it runs on the caller's thread before this returns when the members answered
-    /// that way: with ``QueryPolicy/serial``, a memory hit in the first member, or
-    /// ``ImageCacheOptions/queryMemoryOnly`` memory lookups all along the chain.
-    @discardableResult
+    /// the result (copied into the earlier members with ``promotesHits``, the memory part
+    /// before this returns); when every member missed, or there is none, the result is a
+    /// miss. A member that fails is passed over like a miss, unless the task was cancelled:
+    /// then this throws ``WebImageError/Code/cancelled``.
     public func queryImage(
-        forKey key: String, options: ImageCacheOptions = [], context: ImageCacheContext = .init(),
-        completion: @escaping CacheQueryOperation.Completion
-    ) -> CacheQueryOperation {
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) async throws(WebImageError) -> ImageCacheQueryResult {
         let current = snapshot
-        let operation = CacheQueryOperation(callbackQueue: context.callbackQueue ?? callbackQueue, completion: completion)
-        let scope = CallScope()
-        defer { scope.end() }
-        let query = ChainedQuery(
-            key: key, options: options, context: context, members: current.query.members(of: current.caches),
-            promotesHits: current.promotesHits, operation: operation, scope: scope)
-        if current.query == .concurrent {
-            query.askAll()
-        } else {
-            query.ask(0)
+        let members = current.query.members(of: current.caches)
+        let found = current.query == .concurrent
+            ? try await Self.firstHitConcurrently(members, key: key, options: options, context: context)
+            : try await Self.firstHitSerially(members, key: key, options: options, context: context)
+        guard let (index, hit) = found else { return .miss }
+        if current.promotesHits, index > 0 {
+            promote(hit, key: key, options: options, context: context, into: members[..<index])
         }
-        return operation
+        return hit
     }
-}
 
-/// One query through the chain: asks members, and delivers the first hit once.
-private struct ChainedQuery: Sendable {
-    let key: String
-    let options: ImageCacheOptions
-    let context: ImageCacheContext
-    let members: [any ImageCaching]
-    let promotesHits: Bool
-    let operation: CacheQueryOperation
-    let scope: ImageCachesManager.CallScope
-
-    /// ``ImageCachesManager/QueryPolicy/serial``: asks member `index`, and on a miss the next.
-    func ask(_ index: Int) {
-        guard index < members.count else {
-            finish(.miss)
-            return
-        }
-        guard !operation.isCancelled else { return }
-        let memberOperation = members[index].queryImage(forKey: key, options: options, context: context) { result in
-            switch result {
-            case .success(let hit) where hit.image != nil:
-                deliver(hit, from: index)
-            case .success:
-                ask(index + 1)
-            case .failure:
-                // Only a cancel fails a query, and only this chain holds the member's
-                // operation; a member that fails anyway is passed over like a miss.
-                guard !operation.isCancelled else { return }
-                ask(index + 1)
+    /// ``QueryPolicy/serial``: one member at a time until one has it.
+    private static func firstHitSerially(
+        _ members: [any ImageCaching], key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) async throws(WebImageError) -> (Int, ImageCacheQueryResult)? {
+        for (index, member) in members.enumerated() {
+            if Task.isCancelled { throw .cancelled("The cache query was cancelled") }
+            if let hit = try? await member.queryImage(forKey: key, options: options, context: context), hit.image != nil {
+                return (index, hit)
             }
         }
-        operation.onCancel { memberOperation.cancel() }
+        if Task.isCancelled { throw .cancelled("The cache query was cancelled") }
+        return nil
     }
 
-    /// ``ImageCachesManager/QueryPolicy/concurrent``: asks every member now; the first
-    /// hit in member order is delivered once every earlier member has missed, and the
-    /// queries still running are cancelled.
-    func askAll() {
-        guard !members.isEmpty else {
-            finish(.miss)
-            return
-        }
-        let answers = ImageCachesManager.MemberAnswers<ImageCacheQueryResult>(count: members.count)
-        let running = ImageCachesManager.CancelGroup()
-        operation.onCancel { running.cancel() }
-        for (index, member) in members.enumerated() {
-            // A member that answered inline (queryMemorySync) may have settled it already.
-            guard !answers.isSettled else { break }
-            let memberOperation = member.queryImage(forKey: key, options: options, context: context) { result in
-                let answer = (try? result.get()) ?? .miss
-                switch answers.recordFirst(answer, at: index, isHit: { $0.image != nil }) {
-                case .hit(let winner, let hit)?:
-                    running.cancel()
-                    deliver(hit, from: winner)
-                case .allMissed?:
-                    finish(.miss)
-                case nil:
-                    break
+    /// ``QueryPolicy/concurrent``: every member at once; the first hit in member order
+    /// once every earlier member has missed, and the queries still running are cancelled.
+    private static func firstHitConcurrently(
+        _ members: [any ImageCaching], key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) async throws(WebImageError) -> (Int, ImageCacheQueryResult)? {
+        let found = await withTaskGroup(of: (Int, ImageCacheQueryResult?).self) { group in
+            for (index, member) in members.enumerated() {
+                group.addTask {
+                    let hit = try? await member.queryImage(forKey: key, options: options, context: context)
+                    return (index, hit?.image != nil ? hit : nil)
                 }
             }
-            running.add { memberOperation.cancel() }
+            var answers: [ImageCacheQueryResult??] = Array(repeating: nil, count: members.count)
+            for await (index, hit) in group {
+                answers[index] = .some(hit)
+                // Settled once every member before the first hit has answered.
+                for (i, answer) in answers.enumerated() {
+                    guard case .some(let hit) = answer else { break }
+                    if let hit {
+                        group.cancelAll()
+                        return (i, hit) as (Int, ImageCacheQueryResult)?
+                    }
+                }
+            }
+            return nil
         }
+        if found == nil, Task.isCancelled { throw .cancelled("The cache query was cancelled") }
+        return found
     }
 
-    private func deliver(_ hit: ImageCacheQueryResult, from index: Int) {
-        if promotesHits, index > 0, !operation.isFinished {
-            promote(hit, into: members[..<index])
-        }
-        finish(hit)
-    }
-
-    /// On the caller's thread when the answer came back inside `queryImage`, otherwise
-    /// on the operation's callback queue.
-    private func finish(_ result: ImageCacheQueryResult) {
-        operation.finish(with: .success(result), synchronously: scope.isInside)
-    }
-
-    /// Copies a hit into the members before the one that had it; see ``ImageCachesManager/promotesHits``.
-    private func promote(_ hit: ImageCacheQueryResult, into earlier: ArraySlice<any ImageCaching>) {
+    /// Copies a hit into the members before the one that had it; see ``promotesHits``.
+    private func promote(
+        _ hit: ImageCacheQueryResult, key: String, options: ImageCacheOptions, context: ImageCacheContext,
+        into earlier: ArraySlice<any ImageCaching>
+    ) {
         let memoryKey = context.memoryKey(forKey: key)
         let image = options.contains(.decodeFirstFrameOnly) ? nil : hit.image
         for member in earlier {
             if memoryKey == key {
-                member.store(image, data: hit.data, forKey: key, cacheType: hit.data == nil ? .memory : .all, completion: nil)
+                member.storeInBackground(
+                    image, data: hit.data, extendedData: nil, forKey: key, cacheType: hit.data == nil ? .memory : .all)
                 continue
             }
             // A thumbnail: the decoded image under its own key, the full-size data under the key.
-            if let image { member.store(image, data: nil, forKey: memoryKey, cacheType: .memory, completion: nil) }
-            if let data = hit.data { member.store(nil, data: data, forKey: key, cacheType: .disk, completion: nil) }
+            if let image { member.storeInBackground(image, data: nil, extendedData: nil, forKey: memoryKey, cacheType: .memory) }
+            if let data = hit.data { member.storeInBackground(nil, data: data, extendedData: nil, forKey: key, cacheType: .disk) }
         }
+    }
+
+    /// Where `key` is cached in the members the ``containsPolicy`` names: the first
+    /// answer other than ``ImageCacheType/none`` in member order.
+    public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        let current = snapshot
+        let members = current.contains.members(of: current.caches)
+        guard current.contains == .all else {
+            for member in members {
+                let found = await member.containsImage(forKey: key, cacheType: cacheType)
+                if found != .none { return found }
+            }
+            return .none
+        }
+        let answers = await Self.everyMember(members) { member in await member.containsImage(forKey: key, cacheType: cacheType) }
+        return answers.first { $0 != .none } ?? .none
+    }
+
+    /// The encoded data on disk for `key` in the first member that has it, asking the
+    /// members the ``queryPolicy`` names one at a time.
+    public func diskData(forKey key: String) async -> Data? {
+        let current = snapshot
+        for member in current.query.members(of: current.caches) {
+            if let data = await member.diskData(forKey: key) { return data }
+        }
+        return nil
+    }
+
+    /// The extended data of `key` in the first member that has some, asking the members
+    /// the ``queryPolicy`` names one at a time.
+    public func extendedData(forKey key: String) async -> Data? {
+        let current = snapshot
+        for member in current.query.members(of: current.caches) {
+            if let data = await member.extendedData(forKey: key) { return data }
+        }
+        return nil
+    }
+
+    /// Attaches `data` to `key`'s entry (`nil` removes it) in every member the
+    /// ``storePolicy`` names, all at once.
+    ///
+    /// A member without the entry fails, which is expected when only some have it, so
+    /// this succeeds when at least one member did and otherwise throws the first failure
+    /// in member order (``WebImageError/Code/cacheIOFailed`` with no member).
+    public func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
+        let current = snapshot
+        let results = await Self.everyMember(current.store.members(of: current.caches)) { member in
+            do throws(WebImageError) {
+                try await member.setExtendedData(data, forKey: key)
+                return Result<Void, WebImageError>.success(())
+            } catch {
+                return Result<Void, WebImageError>.failure(error)
+            }
+        }
+        if results.contains(where: { if case .success = $0 { true } else { false } }) { return }
+        if case .failure(let error)? = results.first { throw error }
+        throw WebImageError(.cacheIOFailed, "No cache to attach the extended data of \(key.redactedURLForLog) to")
     }
 }

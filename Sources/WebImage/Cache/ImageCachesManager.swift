@@ -25,9 +25,9 @@ import Synchronization
 /// ```
 ///
 /// Thread-safe: the members and policies can be changed at any time and apply to the
-/// operations started afterwards. Completions run on the context's callback queue (for
-/// queries) or the manager's serial callback queue, never inline unless a query asked
-/// for it with ``ImageCacheOptions/queryMemorySync`` or ``ImageCacheOptions/queryDiskDataSync``.
+/// operations started afterwards. Operations run on the calling task; a policy that asks
+/// several members at once runs each member's operation in a child task. The callback
+/// forms deliver on the context's callback queue (for queries) or ``callbackQueue``.
 public final class ImageCachesManager: ImageCaching {
     private struct State {
         var caches: [any ImageCaching]
@@ -41,9 +41,9 @@ public final class ImageCachesManager: ImageCaching {
     // Member caches are user code: every method copies what it needs out of the lock
     // before calling any of them.
     private let state: Mutex<State>
-    /// Where completions run when a query's context names no queue, and for every
-    /// other operation.
-    let callbackQueue: DispatchQueue
+    /// Where the callback forms deliver when a query's context names no queue, and for
+    /// every other operation.
+    public let callbackQueue: DispatchQueue
 
     /// A chain of `caches`, asked in that order.
     ///
@@ -140,83 +140,68 @@ public final class ImageCachesManager: ImageCaching {
         return nil
     }
 
-    /// Stores in every member the ``storePolicy`` names, all at once.
-    ///
-    /// The members' memory parts are done when this returns. `completion` runs on the
-    /// manager's callback queue once every member finished: with the first failure in
-    /// member order, or success (also when there is no member). Without a completion
-    /// each member reports its own failures.
+    /// Stores in every member the ``storePolicy`` names, all at once, and returns when
+    /// every member finished: throws the first failure in member order.
     public func store(
-        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
-        completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
+        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType
+    ) async throws(WebImageError) {
+        let current = snapshot
+        let results = await Self.everyMember(current.store.members(of: current.caches)) { member in
+            do throws(WebImageError) {
+                try await member.store(image, data: data, forKey: key, cacheType: cacheType)
+                return Result<Void, WebImageError>.success(())
+            } catch {
+                return Result<Void, WebImageError>.failure(error)
+            }
+        }
+        for case .failure(let error) in results { throw error }
+    }
+
+    /// Hands the store to every member the ``storePolicy`` names; each does its memory
+    /// part before this returns and logs its own failures.
+    public func storeInBackground(
+        _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType
     ) {
         let current = snapshot
-        let members = current.store.members(of: current.caches)
-        guard let completion else {
-            for member in members { member.store(image, data: data, forKey: key, cacheType: cacheType, completion: nil) }
-            return
+        for member in current.store.members(of: current.caches) {
+            member.storeInBackground(image, data: data, extendedData: extendedData, forKey: key, cacheType: cacheType)
         }
-        fanOut(members, empty: .success(())) { member, reply in
-            member.store(image, data: data, forKey: key, cacheType: cacheType, completion: reply)
-        } combine: { results in
-            results.first { if case .failure = $0 { true } else { false } } ?? .success(())
-        } completion: { completion($0) }
     }
 
-    /// Removes `key` from every member the ``removePolicy`` names, all at once;
-    /// `completion` runs on the manager's callback queue when all are done.
-    public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+    /// Removes `key` from every member the ``removePolicy`` names, all at once.
+    public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
         let current = snapshot
-        let members = current.remove.members(of: current.caches)
-        guard let completion else {
-            for member in members { member.removeImage(forKey: key, cacheType: cacheType, completion: nil) }
-            return
+        _ = await Self.everyMember(current.remove.members(of: current.caches)) { member in
+            await member.removeImage(forKey: key, cacheType: cacheType)
         }
-        fanOut(members, empty: ()) { member, reply in
-            member.removeImage(forKey: key, cacheType: cacheType) { reply(()) }
-        } combine: { _ in () } completion: { completion() }
     }
 
-    /// Empties every member the ``clearPolicy`` names, all at once; `completion` runs on
-    /// the manager's callback queue when all are done.
-    public func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+    /// Empties every member the ``clearPolicy`` names, all at once.
+    public func clear(cacheType: ImageCacheType) async {
         let current = snapshot
-        let members = current.clear.members(of: current.caches)
-        guard let completion else {
-            for member in members { member.clear(cacheType: cacheType, completion: nil) }
-            return
+        _ = await Self.everyMember(current.clear.members(of: current.caches)) { member in
+            await member.clear(cacheType: cacheType)
         }
-        fanOut(members, empty: ()) { member, reply in
-            member.clear(cacheType: cacheType) { reply(()) }
-        } combine: { _ in () } completion: { completion() }
     }
 
     /// Returns when every member's ``ImageCaching/flush()`` returned, whatever the policies.
     public func flush() async {
-        let members = caches
-        await withDiscardingTaskGroup { group in
-            for member in members { group.addTask { await member.flush() } }
-        }
+        _ = await Self.everyMember(caches) { member in await member.flush() }
     }
 
-    /// Runs `start` on every member at once and hands the combined answers to
-    /// `completion` on the callback queue, once all arrived (`empty` with no member).
-    func fanOut<Answer: Sendable, Combined: Sendable>(
-        _ members: [any ImageCaching], empty: Combined,
-        start: (any ImageCaching, @escaping @Sendable (Answer) -> Void) -> Void,
-        combine: @escaping @Sendable ([Answer]) -> Combined,
-        completion: @escaping @Sendable (Combined) -> Void
-    ) {
-        guard !members.isEmpty else {
-            callbackQueue.async { completion(empty) }
-            return
-        }
-        let answers = MemberAnswers<Answer>(count: members.count)
-        for (index, member) in members.enumerated() {
-            start(member) { [callbackQueue] answer in
-                guard let all = answers.recordAll(answer, at: index) else { return }
-                callbackQueue.async { completion(combine(all)) }
+    /// Runs `work` on every member at once (on the calling task when there is one) and
+    /// returns the answers in member order.
+    static func everyMember<Answer: Sendable>(
+        _ members: [any ImageCaching], _ work: @escaping @Sendable (any ImageCaching) async -> Answer
+    ) async -> [Answer] {
+        if members.count == 1 { return [await work(members[0])] }
+        return await withTaskGroup(of: (Int, Answer).self) { group in
+            for (index, member) in members.enumerated() {
+                group.addTask { (index, await work(member)) }
             }
+            var answers: [Answer?] = Array(repeating: nil, count: members.count)
+            for await (index, answer) in group { answers[index] = answer }
+            return answers.compactMap { $0 }
         }
     }
 }

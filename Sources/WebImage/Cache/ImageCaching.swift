@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The seam between the image manager and a cache: query, store, remove, contains,
@@ -6,61 +7,106 @@ import Foundation
 /// ``ImageCache`` is the implementation and ``ImageCachesManager`` chains several;
 /// special setups provide their own. The manager reaches its cache only through this
 /// protocol, so a custom cache gets every manager feature (refreshCached revalidation,
-/// queryMemoryData, the async fast path) by implementing it. Implementations give the
-/// callback functions; the `async` forms come from an extension built on them (see
-/// `ImageCaching+Async.swift`). Completions run on the implementation's stated callback
-/// queue, never inline unless asked for with ``ImageCacheOptions/queryMemorySync`` or
-/// ``ImageCacheOptions/queryDiskDataSync``.
+/// HTTP freshness, queryMemoryData) by implementing it.
+///
+/// The requirements are `async` and never block the calling task: a cache suspends
+/// while its disk or network work runs elsewhere. A cache that stalls holds up only the
+/// loads waiting for it; the manager holds no lock and no queue while it waits. The
+/// callback forms (`queryImage(forKey:options:context:completion:)` and the others in
+/// `ImageCaching+Callbacks.swift`) are adapters over these for callback code.
 public protocol ImageCaching: Sendable {
     /// The decoded image kept in memory for `key`, or `nil`. Runs on the caller's thread
-    /// and must not block (no disk I/O): the manager's `async` API answers memory hits
-    /// through it without leaving the calling task.
+    /// and must not block (no disk I/O): the manager answers memory hits through it
+    /// without leaving the calling task.
     func imageFromMemory(forKey key: String) -> DecodedImage?
 
-    /// The encoded data stored on disk for `key`, or `nil`; the completion runs on the
-    /// cache's callback queue.
-    func diskData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void)
+    /// Looks `key` up: memory first, then disk (decoding and keeping the result in memory).
+    ///
+    /// A miss is a success with ``ImageCacheType/none``.
+    ///
+    /// - Throws: ``WebImageError/Code/cancelled`` when the task was cancelled first.
+    func queryImage(
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) async throws(WebImageError) -> ImageCacheQueryResult
+
+    /// The encoded data stored on disk for `key`, or `nil`.
+    func diskData(forKey key: String) async -> Data?
 
     /// The extended data stored with `key`'s disk entry (the manager keeps HTTP
-    /// validators there), or `nil`; the completion runs on the cache's callback queue.
-    func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void)
+    /// validators there), or `nil`.
+    func extendedData(forKey key: String) async -> Data?
 
-    /// Attaches `data` to `key`'s existing disk entry (`nil` removes it); the completion
-    /// runs on the cache's callback queue.
-    func setExtendedData(
-        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void)
+    /// Attaches `data` to `key`'s existing disk entry (`nil` removes it).
+    ///
+    /// - Throws: ``WebImageError/Code/cacheIOFailed`` when there is no such entry or it
+    ///   cannot be written.
+    func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError)
+
+    /// Stores `image` and/or its encoded `data` in the caches `cacheType` names and
+    /// returns when the disk part is written.
+    ///
+    /// - Throws: ``WebImageError/Code/cacheIOFailed`` or ``WebImageError/Code/encodingFailed``.
+    func store(
+        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType
+    ) async throws(WebImageError)
+
+    /// Stores without waiting for the disk: the memory part is done when this returns;
+    /// the disk part (`data`, or `image` encoded, then `extendedData` when given) runs in
+    /// the background, and ``flush()`` waits for it. Failures are logged.
+    ///
+    /// The manager stores every result this way unless the load asks for
+    /// ``WebImageOptions/waitStoreCache``. The default implementation runs
+    /// ``store(_:data:forKey:cacheType:)`` and ``setExtendedData(_:forKey:)`` in a task.
+    func storeInBackground(
+        _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType)
+
+    /// Removes `key` from the caches `cacheType` names.
+    func removeImage(forKey key: String, cacheType: ImageCacheType) async
+
+    /// Where `key` is cached among those `cacheType` names: memory is reported first.
+    func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType
+
+    /// Empties the caches `cacheType` names.
+    func clear(cacheType: ImageCacheType) async
 
     /// Returns when every store, removal and trim started before the call is done.
     func flush() async
 
-    /// Looks `key` up: memory first, then disk (decoding and keeping the result in memory).
-    ///
-    /// A miss is a success with ``ImageCacheType/none``; the only failure is
-    /// ``WebImageError/Code/cancelled``, delivered once when the returned operation is
-    /// cancelled first.
-    @discardableResult
-    func queryImage(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext,
-        completion: @escaping CacheQueryOperation.Completion
-    ) -> CacheQueryOperation
+    /// Where the callback forms deliver when a query's context names no queue. The
+    /// default is one serial queue shared by every cache that names none.
+    var callbackQueue: DispatchQueue { get }
+}
 
-    /// Stores `image` and/or its encoded `data` in the caches `cacheType` names.
-    ///
-    /// The memory part is done when the call returns; the completion runs when the disk
-    /// part is (``WebImageError/Code/cacheIOFailed`` or ``WebImageError/Code/encodingFailed``
-    /// on failure).
-    func store(
-        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
-        completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
-    )
+extension ImageCaching {
+    /// ``queryImage(forKey:options:context:)`` with no options and the default context.
+    public func queryImage(forKey key: String) async throws(WebImageError) -> ImageCacheQueryResult {
+        try await queryImage(forKey: key, options: [], context: ImageCacheContext())
+    }
 
-    /// Removes `key` from the caches `cacheType` names.
-    func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?)
+    /// ``queryImage(forKey:options:context:)`` with the default context.
+    public func queryImage(
+        forKey key: String, options: ImageCacheOptions
+    ) async throws(WebImageError) -> ImageCacheQueryResult {
+        try await queryImage(forKey: key, options: options, context: ImageCacheContext())
+    }
 
-    /// Where `key` is cached among those `cacheType` names: memory is reported first.
-    func containsImage(
-        forKey key: String, cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheType) -> Void)
+    /// ``queryImage(forKey:options:context:)`` with no options.
+    public func queryImage(
+        forKey key: String, context: ImageCacheContext
+    ) async throws(WebImageError) -> ImageCacheQueryResult {
+        try await queryImage(forKey: key, options: [], context: context)
+    }
 
-    /// Empties the caches `cacheType` names.
-    func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?)
+    public func storeInBackground(
+        _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType
+    ) {
+        Task {
+            do throws(WebImageError) {
+                try await store(image, data: data, forKey: key, cacheType: cacheType)
+                if let extendedData, cacheType.includesDisk { try await setExtendedData(extendedData, forKey: key) }
+            } catch {
+                ImageCache.logger.error("Storing \(key.redactedURLForLog) failed: \(error)")
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// Servers and batch jobs fetch URLs they did not choose; without a guard, a URL (or a
 /// redirect) naming `localhost`, `10.0.0.5` or the cloud metadata service at
 /// `169.254.169.254` makes the process fetch from its own network. With a policy set in
-/// ``DownloaderConfig/addressPolicy`` the downloader, before each request and **each
+/// ``HopPolicy/addresses`` (of ``DownloaderConfig/hopPolicy``) the downloader, before each request and **each
 /// redirect hop**:
 ///
 /// 1. takes the URL's host; a host in ``allowedHosts`` passes unchecked;

@@ -22,7 +22,8 @@ struct ClientLease: Sendable {
 
 extension ImageDownloader {
     /// The client for one hop to `url`, after the ``HopPolicy`` passed it: under an
-    /// ``AddressPolicy``, a client pinned to the checked address. Runs on the transfer's task.
+    /// ``AddressPolicy``, a client pinned to the checked address. Runs in the transfer's
+    /// policy-check task (the lookup may wait on the resolver pool).
     ///
     /// - Throws: ``WebImageError/Code/sourceNotAllowed`` or
     ///   ``WebImageError/Code/forbiddenAddress`` before any connection is opened.

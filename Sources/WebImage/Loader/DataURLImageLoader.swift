@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Loads images embedded in `data:` URLs (`data:image/png;base64,…`, RFC 2397).
@@ -10,7 +9,6 @@ public final class DataURLImageLoader: ImageLoader {
     public let coders: any ImageCoder
     /// Where decoding runs.
     public let decodeQueue: DecodeQueue
-    private let callbackQueue = DispatchQueue(label: "WebImage.DataURLImageLoader.callbacks")
 
     /// Creates a loader decoding with `coders` on `decodeQueue`.
     public init(coders: any ImageCoder = ImageCodersManager.shared, decodeQueue: DecodeQueue = .shared) {
@@ -22,20 +20,14 @@ public final class DataURLImageLoader: ImageLoader {
     public func canRequestImage(for url: URL?) -> Bool { url?.scheme?.lowercased() == "data" }
 
     /// Decodes the URL's payload and then the image; see ``ImageLoader``.
-    public func requestImage(
-        with url: URL?,
-        options: DownloaderOptions,
-        context: ImageLoaderContext,
-        progress: ImageLoaderProgress?,
-        completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken {
-        guard let url, canRequestImage(for: url) else {
-            let error = WebImageError(.invalidURL, "Not a data URL: \(url?.absoluteString ?? "nil")")
-            return LocalImageLoad.fail(url: url, error, queue: context.callbackQueue ?? callbackQueue, completed: completed)
+    public func loadImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        guard canRequestImage(for: url) else {
+            throw WebImageError(.invalidURL, "Not a data URL: \(url.absoluteString)")
         }
-        return LocalImageLoad.start(
-            url: url, options: options, context: context, coders: coders, decodeQueue: decodeQueue,
-            callbackQueue: callbackQueue, progress: progress, completed: completed
+        return try await LocalImageLoad.load(
+            url: url, options: options, context: context, observer: observer, coders: coders, decodeQueue: decodeQueue
         ) { () throws(WebImageError) -> Data in
             try Self.payload(of: url.absoluteString)
         }

@@ -4,9 +4,7 @@ import Foundation
 /// `started`, `receivedResponse` (when the server answered), then `finished` if the
 /// whole body arrived, and always `stopped` last.
 ///
-/// Read them from ``ImageDownloader/events()`` or as `NotificationCenter` notifications
-/// (``notificationName``, object: the downloader, `userInfo["url"]` and, for a
-/// response, `userInfo["statusCode"]`).
+/// Read them from ``ImageDownloader/events()``: each call gives a stream of its own.
 public enum DownloadEvent: Sendable, Hashable {
     /// A transfer left the queue and began connecting.
     case started(URL)
@@ -21,16 +19,6 @@ public enum DownloadEvent: Sendable, Hashable {
     public var url: URL {
         switch self {
         case .started(let url), .receivedResponse(let url, _), .finished(let url), .stopped(let url): url
-        }
-    }
-
-    /// The notification posted for this event.
-    public var notificationName: Notification.Name {
-        switch self {
-        case .started: ImageDownloader.downloadStartedNotification
-        case .receivedResponse: ImageDownloader.downloadReceivedResponseNotification
-        case .finished: ImageDownloader.downloadFinishedNotification
-        case .stopped: ImageDownloader.downloadStoppedNotification
         }
     }
 }

@@ -1,57 +1,24 @@
-import Dispatch
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Synchronization
 
-/// One caller of a transfer: what it asked for and where its callbacks go.
-struct DownloadCaller: Sendable {
-    /// How a caller wants the body turned into a result; callers with equal keys share a decode.
-    enum DecodeKey: Hashable, Sendable {
-        case dataOnly
-        /// `lazy`: an animation becomes a lazy image (``DecodedImage/decodingLazily(_:options:coder:)``).
-        case decode(ImageDecodeOptions, lazy: Bool)
-    }
-
-    let id: UInt64
-    let options: DownloaderOptions
-    /// Starts as the options say; ``ImageLoadToken/priority`` changes it.
-    var priority: ImageLoadPriority
-    let decodeKey: DecodeKey
-    let coder: any ImageCoder
-    let queue: DispatchQueue
-    /// Whether the final result is handed over on the transfer's own task instead of
-    /// `queue`: only for the downloader's own `async` API, whose completion just resumes
-    /// a continuation (no user code), which saves a thread hop per load.
-    var deliversInline = false
-    let progress: ImageLoaderProgress?
-    let completed: ImageLoaderCompletion
-
-    var wantsPartials: Bool { options.contains(.progressiveLoad) && decodeKey != .dataOnly }
-}
-
-/// A callback to run once the lock is released.
-struct DownloadDelivery: Sendable {
-    let caller: DownloadCaller
-    let result: Result<ImageLoadResponse, WebImageError>
-
-    func perform() {
-        let (completed, result) = (caller.completed, result)
-        if caller.deliversInline {
-            completed(result)
-        } else {
-            caller.queue.async { completed(result) }
-        }
-    }
-}
-
-/// The state of one transfer shared by every caller of one URL.
+/// One transfer shared by every caller of one request: its attempts, their redirect
+/// hops and the retries between them, driven by callbacks on AsyncHTTPClient's event
+/// loops rather than by a task of its own.
 ///
-/// Callbacks that may race a cancellation (progress, partial images, `cancelled`) are
-/// dispatched while the lock is held, so on a serial callback queue a caller never sees
-/// anything after its final result. Lock order: the downloader's lock may be held when
-/// taking this one, never the reverse.
+/// A hop is one `HTTPClient.execute` with a ``TransferDelegate`` that reads the body on the
+/// event loop; when the hop's future completes (on that loop), the transfer follows a
+/// redirect, schedules a retry on the loop's timer, or reports the body to the
+/// downloader, which resumes the callers or hands the body to the decode queue. So a
+/// transfer costs no hop to the cooperative pool until its callers resume. Only a
+/// ``DownloaderConfig/hopPolicy`` check (a DNS lookup on the resolver pool) runs in a task.
+///
+/// The network outcome is reported to the downloader exactly once
+/// (``ImageDownloader/fetchEnded(_:_:)``), also after ``cancel()``.
 final class DownloadTransfer: Sendable {
-    enum Phase: Sendable { case queued, running, delivering, done }
-
     let id: UInt64
     let url: URL
     /// The coalescing key (``ImageDownloader/coalescingKey(for:options:)``).
@@ -61,207 +28,233 @@ final class DownloadTransfer: Sendable {
     /// The network options and context of the caller that started the transfer.
     let options: DownloaderOptions
     let context: ImageLoaderContext
+    private let downloader: ImageDownloader
 
+    /// What is in flight, so ``cancel()`` can stop it.
+    private enum Work {
+        case idle
+        case hop(HTTPClient.Task<TransferDelegate.Outcome>)
+        case retry(Scheduled<Void>)
+        case policyCheck(Task<Void, Never>)
+    }
     private struct State {
-        var callers: [DownloadCaller] = []
-        var phase = Phase.queued
-        var task: Task<Void, Never>?
-        var lastProgressAt: ContinuousClock.Instant?
-        var lastProgressBytes = -1
-        var partialInFlight = false
-        var progressiveDecoder: (any ProgressiveImageDecoder)?
+        var work = Work.idle
+        var isCancelled = false
+        var isEnded = false
+        var attempt = 0
+        var resume: PartialBody?
+        var startedAt = ContinuousClock.now
+        var firstStartedAt = ContinuousClock.now
     }
     private let state = Mutex(State())
 
     init(id: UInt64, url: URL, key: String, request: ImageDownloadRequest, options: DownloaderOptions,
-         context: ImageLoaderContext) {
+         context: ImageLoaderContext, downloader: ImageDownloader) {
         self.id = id
         self.url = url
         self.key = key
         self.request = request
         self.options = options
         self.context = context
+        self.downloader = downloader
     }
 
-    var phase: Phase { state.withLock { $0.phase } }
+    private var config: DownloaderConfig { downloader.config }
 
-    /// Adds a caller; `false` once the transfer is finishing or abandoned.
-    func add(_ caller: DownloadCaller) -> Bool {
-        state.withLock { s in
-            guard s.phase == .queued || s.phase == .running else { return false }
-            s.callers.append(caller)
-            return true
-        }
-    }
+    // MARK: Lifecycle
 
-    /// Changes one caller's priority.
-    ///
-    /// - Returns: the transfer's new priority (the highest of its callers') while it is
-    ///   queued, for the downloader to reorder its queue; `nil` otherwise.
-    func setPriority(_ priority: ImageLoadPriority, callerID: UInt64) -> ImageLoadPriority? {
-        state.withLock { s in
-            guard let index = s.callers.firstIndex(where: { $0.id == callerID }) else { return nil }
-            s.callers[index].priority = priority
-            guard s.phase == .queued else { return nil }
-            return s.callers.map(\.priority).max()
-        }
-    }
-
-    /// The highest priority among the callers.
-    var priority: ImageLoadPriority {
-        state.withLock { $0.callers.map(\.priority).max() ?? .normal }
-    }
-
-    /// Moves a queued transfer to running; `false` if it was abandoned meanwhile.
-    func markRunning() -> Bool {
-        state.withLock { s in
-            guard s.phase == .queued else { return false }
-            s.phase = .running
-            return true
-        }
-    }
-
-    /// Keeps the task for cancellation; `false` when the transfer was abandoned before
-    /// it got its task, which the caller then cancels.
-    func setTask(_ task: Task<Void, Never>) -> Bool {
-        state.withLock { s in
-            guard s.phase != .done else { return false }
-            s.task = task
-            return true
-        }
-    }
-
-    /// Removes one caller and tells it `cancelled`. When it was the last caller the
-    /// transfer is abandoned: the result says so and carries the task to cancel.
-    func cancel(callerID: UInt64) -> (abandoned: Bool, wasQueued: Bool, task: Task<Void, Never>?) {
-        state.withLock { s in
-            guard let index = s.callers.firstIndex(where: { $0.id == callerID }) else { return (false, false, nil) }
-            let caller = s.callers.remove(at: index)
-            DownloadDelivery(caller: caller, result: .failure(.cancelled())).perform()
-            guard s.callers.isEmpty, s.phase != .done else { return (false, false, nil) }
-            let wasQueued = s.phase == .queued
-            s.phase = .done
-            return (true, wasQueued, s.task)
-        }
-    }
-
-    /// Ends the transfer for every caller with `error`; returns the callbacks to run.
-    func fail(_ error: WebImageError) -> [DownloadDelivery] {
-        state.withLock { s in
-            s.phase = .done
-            defer { s.callers = [] }
-            return s.callers.map { DownloadDelivery(caller: $0, result: .failure(error)) }
-        }
-    }
-
-    /// Cancels every caller at once; returns the task to cancel and whether it was queued.
-    func cancelAll() -> (wasQueued: Bool, task: Task<Void, Never>?) {
-        state.withLock { s in
-            guard s.phase != .done else { return (false, nil) }
-            for caller in s.callers { DownloadDelivery(caller: caller, result: .failure(.cancelled())).perform() }
-            s.callers = []
-            let wasQueued = s.phase == .queued
-            s.phase = .done
-            return (wasQueued, s.task)
-        }
-    }
-
-    // MARK: Progress and partial images
-
-    /// Reports progress to every caller that asked, at most once per `interval`
-    /// unless `force`; never the same byte count twice.
-    func reportProgress(received: Int, expected: Int, interval: TimeInterval, force: Bool) {
+    /// Starts the first attempt. Runs on whichever thread freed the slot (a caller's
+    /// task or an event loop); returns at once.
+    func start() {
         let now = ContinuousClock.now
-        state.withLock { s in Self.reportProgress(&s, now: now, received: received, expected: expected, interval: interval, force: force) }
+        let cancelled = state.withLock { s -> Bool in
+            s.firstStartedAt = now
+            return s.isCancelled
+        }
+        guard !cancelled else {
+            end(.failure(.cancelled()))
+            return
+        }
+        downloader.emit(.started(url))
+        beginAttempt()
     }
 
-    /// A body chunk arrived: reports progress and claims the partial decode slot (see
-    /// ``beginPartialDecode(data:)``) under one lock, as this runs once per chunk.
-    func chunkArrived(received: Int, expected: Int, interval: TimeInterval, data: Data) -> (any ProgressiveImageDecoder)? {
-        let now = ContinuousClock.now
-        return state.withLock { s in
-            Self.reportProgress(&s, now: now, received: received, expected: expected, interval: interval, force: false)
-            return Self.beginPartialDecode(&s, data: data)
+    /// Stops the transfer; the downloader hears `cancelled` once.
+    func cancel() {
+        let work = state.withLock { s -> Work in
+            s.isCancelled = true
+            defer { s.work = .idle }
+            return s.work
+        }
+        switch work {
+        case .hop(let task): task.cancel()
+        case .retry(let scheduled): scheduled.cancel()
+        case .policyCheck(let task): task.cancel()
+        case .idle: break
+        }
+        end(.failure(.cancelled()))
+    }
+
+    /// Reports the network outcome to the downloader, once.
+    private func end(_ outcome: Result<ImageLoadResponse, WebImageError>) {
+        let (first, start) = state.withLock { s -> (Bool, ContinuousClock.Instant) in
+            defer { s.isEnded = true }
+            return (!s.isEnded, s.firstStartedAt)
+        }
+        guard first else { return }
+        WebImageMetrics.record(WebImageMetrics.downloadDuration, since: start)
+        downloader.fetchEnded(self, outcome)
+    }
+
+    /// Records `work` as in flight; `false` (and the caller undoes it) once cancelled.
+    private func track(_ work: Work) -> Bool {
+        state.withLock { s in
+            guard !s.isCancelled else { return false }
+            s.work = work
+            return true
         }
     }
 
-    private static func reportProgress(
-        _ s: inout State, now: ContinuousClock.Instant, received: Int, expected: Int, interval: TimeInterval, force: Bool
+    // MARK: Attempts
+
+    private func beginAttempt() {
+        let resume = state.withLock { s -> PartialBody? in
+            s.attempt += 1
+            if s.attempt == 1 { s.startedAt = .now }
+            return s.resume
+        }
+        var request = self.request
+        if let resume {
+            request.headers["Range"] = "bytes=\(resume.data.count)-"
+            request.headers["If-Range"] = resume.validator
+        }
+        let notes = TransferAttempt(resume: resume)
+        // One deadline for every hop: redirects do not extend the attempt's time.
+        let deadline = NIODeadline.now() + .nanoseconds(DownloadClients.nanoseconds(config.downloadTimeout))
+        hop(request, trail: RedirectTrail(start: request.url), deadline: deadline, notes: notes)
+    }
+
+    /// Sends one hop of an attempt, after the hop policy passed its URL.
+    private func hop(_ request: ImageDownloadRequest, trail: RedirectTrail, deadline: NIODeadline, notes: TransferAttempt) {
+        let insecure = options.contains(.allowInvalidSSLCertificates)
+        guard !config.hopPolicy.isEmpty else {
+            do {
+                execute(request, lease: ClientLease(client: try downloader.clients.client(insecure: insecure)),
+                        trail: trail, deadline: deadline, notes: notes)
+            } catch {
+                attemptEnded(.failure(error), notes: notes)
+            }
+            return
+        }
+        // The address check comes before any connection, on every hop; it may resolve the host.
+        let check = Task {
+            do throws(WebImageError) {
+                let lease = try await downloader.clientLease(for: request.url, insecure: insecure)
+                execute(request, lease: lease, trail: trail, deadline: deadline, notes: notes)
+            } catch {
+                attemptEnded(.failure(error), notes: notes)
+            }
+        }
+        if !track(.policyCheck(check)) { check.cancel() }
+    }
+
+    private func execute(
+        _ request: ImageDownloadRequest, lease: ClientLease, trail: RedirectTrail, deadline: NIODeadline, notes: TransferAttempt
     ) {
-        guard s.phase == .running, received != s.lastProgressBytes else { return }
-        if !force, let last = s.lastProgressAt, now - last < .seconds(interval) { return }
-        s.lastProgressAt = now
-        s.lastProgressBytes = received
-        for caller in s.callers {
-            guard let progress = caller.progress else { continue }
-            caller.queue.async { progress(received, expected) }
+        let httpRequest: HTTPClient.Request
+        do {
+            var headers = HTTPHeaders()
+            for field in request.headers { headers.add(name: field.name, value: field.value) }
+            httpRequest = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: headers)
+        } catch {
+            lease.release()
+            attemptEnded(.failure(DownloadErrorMapping.map(error, url: request.url, phase: .connecting)), notes: notes)
+            return
         }
-    }
-
-    /// Claims the transfer's one partial decode slot for `data` and returns the decoder
-    /// to use, or `nil` when nobody wants partials, a decode is in flight, or no coder
-    /// recognises the data yet.
-    func beginPartialDecode(data: Data) -> (any ProgressiveImageDecoder)? {
-        state.withLock { s in Self.beginPartialDecode(&s, data: data) }
-    }
-
-    private static func beginPartialDecode(_ s: inout State, data: Data) -> (any ProgressiveImageDecoder)? {
-        guard s.phase == .running, !s.partialInFlight,
-              let first = s.callers.first(where: \.wantsPartials),
-              case .decode(let options, _) = first.decodeKey
-        else { return nil }
-        if s.progressiveDecoder == nil {
-            guard let coder = first.coder as? any ProgressiveImageCoder, coder.canDecodeIncrementally(data)
-            else { return nil }
-            s.progressiveDecoder = coder.makeIncrementalDecoder(options: options)
-        }
-        s.partialInFlight = true
-        return s.progressiveDecoder
-    }
-
-    /// Releases the partial decode slot and sends `image` to the callers that want
-    /// partials, unless the body has already ended.
-    func endPartialDecode(image: DecodedImage?, http: HTTPResponseInfo) {
-        state.withLock { s in
-            s.partialInFlight = false
-            guard let image, s.phase == .running else { return }
-            let response = ImageLoadResponse(url: url, image: image, data: nil, isFinished: false, http: http)
-            for caller in s.callers where caller.wantsPartials {
-                DownloadDelivery(caller: caller, result: .success(response)).perform()
+        let delegate = TransferDelegate(transfer: self, downloader: downloader, url: request.url, notes: notes, deadline: deadline)
+        let task = lease.client.execute(request: httpRequest, delegate: delegate, deadline: deadline)
+        if !track(.hop(task)) { task.cancel() }
+        task.futureResult.whenComplete { [self] result in
+            lease.release()
+            switch result {
+            case .success(.redirect(let location, let status)):
+                follow(location, status: status, from: request, trail: trail, deadline: deadline, notes: notes)
+            case .failure(let abandoned as TransferDelegate.AbandonedRedirect):
+                follow(abandoned.location, status: abandoned.status, from: request, trail: trail, deadline: deadline, notes: notes)
+            case .success(.body(let data, let info)):
+                attemptEnded(.success((data, info)), notes: notes)
+            case .failure(let error):
+                let phase: DownloadErrorMapping.Phase = notes.lostMidBody ? .body : .connecting
+                attemptEnded(.failure(DownloadErrorMapping.map(error, url: url, phase: phase)), notes: notes)
             }
         }
     }
 
-    // MARK: Final delivery
-
-    /// Stops partial images: the body is complete and the final decodes begin.
-    func beginDelivering() {
-        state.withLock { s in if s.phase == .running { s.phase = .delivering } }
+    /// The next hop of a redirect, unless it must not be followed (see
+    /// ``ImageDownloader/redirect(from:to:status:trail:handleCookies:)``).
+    private func follow(
+        _ location: String, status: Int, from request: ImageDownloadRequest, trail: RedirectTrail,
+        deadline: NIODeadline, notes: TransferAttempt
+    ) {
+        do throws(WebImageError) {
+            var trail = trail
+            let next = try downloader.redirect(
+                from: request, to: location, status: status, trail: &trail, handleCookies: options.contains(.handleCookies))
+            guard !state.withLock({ $0.isCancelled }) else { return }
+            hop(next, trail: trail, deadline: deadline, notes: notes)
+        } catch {
+            attemptEnded(.failure(error), notes: notes)
+        }
     }
 
-    /// Either the decode keys (with a coder each) still missing from `results`, or,
-    /// when none is missing, the final callbacks: the transfer is then done.
-    func complete(
-        results: [DownloadCaller.DecodeKey: Result<DecodedImage?, WebImageError>],
-        data: Data,
-        http: HTTPResponseInfo,
-        attempts: Int
-    ) -> (missing: [(DownloadCaller.DecodeKey, any ImageCoder)], deliveries: [DownloadDelivery]) {
-        state.withLock { s in
-            var missing: [(DownloadCaller.DecodeKey, any ImageCoder)] = []
-            for caller in s.callers where results[caller.decodeKey] == nil
-                && !missing.contains(where: { $0.0 == caller.decodeKey }) {
-                missing.append((caller.decodeKey, caller.coder))
-            }
-            guard missing.isEmpty else { return (missing, []) }
-            s.phase = .done
-            defer { s.callers = [] }
-            return ([], s.callers.compactMap { caller in
-                guard let result = results[caller.decodeKey] else { return nil }
-                return DownloadDelivery(caller: caller, result: result.map {
-                    ImageLoadResponse(url: url, image: $0, data: data, isFinished: true, http: http, attempts: attempts)
-                })
-            })
+    /// Ends an attempt: the body, or a retry when the ``RetryPolicy`` allows one (a body
+    /// cut off mid-way resumes from the bytes received), or the failure.
+    private func attemptEnded(_ result: Result<(Data, HTTPResponseInfo), WebImageError>, notes: TransferAttempt) {
+        let (attempt, cancelled, started) = state.withLock { s in (s.attempt, s.isCancelled, s.startedAt) }
+        guard !cancelled else {
+            end(.failure(.cancelled()))
+            return
         }
+        switch result {
+        case .success(let (data, info)):
+            var http = info
+            http.attempts = attempt
+            end(.success(ImageLoadResponse(url: url, image: nil, data: data, isFinished: true, http: http, attempts: attempt)))
+        case .failure(let error):
+            let policy = context.retryPolicy ?? config.retryPolicy
+            guard error.code != .cancelled, RetryPolicy.isRetryable(error) || notes.lostMidBody else {
+                end(.failure(error))
+                return
+            }
+            guard attempt < policy.maxAttempts else {
+                end(.failure(Self.noting(error, attempts: attempt)))
+                return
+            }
+            let delay = policy.delay(beforeRetry: attempt, retryAfter: notes.retryAfter)
+            guard started.duration(to: .now) + .seconds(delay) <= .seconds(policy.totalBudget) else {
+                end(.failure(Self.noting(error, attempts: attempt, why: "the retry budget of \(policy.totalBudget) s is spent")))
+                return
+            }
+            // A failure before the body began keeps the older resume point.
+            state.withLock { s in
+                if let partial = notes.partial { s.resume = partial } else if notes.lostMidBody { s.resume = nil }
+            }
+            ImageDownloader.logger.debug("Retrying \(url.redactedForLog) in \(delay) s after: \(error)")
+            WebImageMetrics.downloadRetries.increment()
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let wait = TimeAmount.nanoseconds(Int64(min(max(delay, 0), 86_400) * 1_000_000_000))
+            let retry = loop.scheduleTask(in: wait) { [self] in
+                beginAttempt()
+            }
+            if !track(.retry(retry)) { retry.cancel() }
+        }
+    }
+
+    /// `error` with the attempt count in its message.
+    private static func noting(_ error: WebImageError, attempts: Int, why: String? = nil) -> WebImageError {
+        guard attempts > 1 || why != nil else { return error }
+        var noted = error
+        noted.message += " (after \(attempts) attempt\(attempts == 1 ? "" : "s")\(why.map { "; \($0)" } ?? ""))"
+        return noted
     }
 }

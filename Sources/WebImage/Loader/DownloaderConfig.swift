@@ -121,7 +121,8 @@ public struct DownloaderConfig: Sendable {
 
     /// The coders used when a request's context names none. Default ``ImageCodersManager/shared``.
     public var coders: any ImageCoder = ImageCodersManager.shared
-    /// Where decoding runs (never on a network thread). Default ``DecodeQueue/shared``.
+    /// Where final and partial decodes run (never on a network thread), and where coders
+    /// are asked whether they decode incrementally. Default ``DecodeQueue/shared``.
     public var decodeQueue: DecodeQueue = .shared
     /// The queue callbacks run on when a request's context names none; `nil`, the
     /// default, gives each downloader its own serial queue.

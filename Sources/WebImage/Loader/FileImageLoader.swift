@@ -1,57 +1,57 @@
-import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
-/// Loads images from `file:` URLs: reads on a background queue (never blocking the
-/// caller or Swift's cooperative pool), then decodes on the decode queue.
+/// Loads images from `file:` URLs: reads regular files on a bounded ``BlockingIOPool``
+/// (never on the caller's thread or Swift's cooperative pool), then decodes on the
+/// decode queue.
 ///
-/// A missing file, a directory or an unreadable path fails with
-/// ``WebImageError/Code/invalidURL``; a file over ``maxBytes`` with
-/// ``WebImageError/Code/responseTooLarge``.
+/// Off in ``ImageLoadersManager``'s default schemes (see ``LoaderSchemes``). Only regular
+/// files are read: a FIFO, a device (`/dev/stdin`, `/dev/zero`), a socket or a directory
+/// fails with ``WebImageError/Code/invalidURL`` without a read that could wait forever
+/// (the file is opened non-blocking and checked with `fstat` first). A missing or
+/// unreadable path also fails with ``WebImageError/Code/invalidURL``; a file over
+/// ``maxBytes`` with ``WebImageError/Code/responseTooLarge``.
 public final class FileImageLoader: ImageLoader {
     /// The coders used when the context names none.
     public let coders: any ImageCoder
     /// Where decoding runs.
     public let decodeQueue: DecodeQueue
+    /// Where the files are read. Default ``BlockingIOPool/shared``.
+    public let ioPool: BlockingIOPool
     /// Files larger than this are refused. Default 100 MiB.
     public let maxBytes: Int
-    private let callbackQueue = DispatchQueue(label: "WebImage.FileImageLoader.callbacks")
-    private static let readQueue = DispatchQueue(label: "WebImage.FileImageLoader.read", attributes: .concurrent)
 
-    /// Creates a loader decoding with `coders` on `decodeQueue`, refusing files over `maxBytes`.
+    /// Creates a loader reading on `ioPool` and decoding with `coders` on `decodeQueue`,
+    /// refusing files over `maxBytes`.
     public init(
         coders: any ImageCoder = ImageCodersManager.shared,
         decodeQueue: DecodeQueue = .shared,
+        ioPool: BlockingIOPool = .shared,
         maxBytes: Int = 100 * 1024 * 1024
     ) {
         self.coders = coders
         self.decodeQueue = decodeQueue
+        self.ioPool = ioPool
         self.maxBytes = maxBytes
     }
 
     /// `true` for `file:` URLs.
     public func canRequestImage(for url: URL?) -> Bool { url?.isFileURL ?? false }
 
-    /// Reads the file off the caller's thread, then decodes it; see ``ImageLoader``.
-    public func requestImage(
-        with url: URL?,
-        options: DownloaderOptions,
-        context: ImageLoaderContext,
-        progress: ImageLoaderProgress?,
-        completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken {
-        guard let url, url.isFileURL else {
-            let error = WebImageError(.invalidURL, "Not a file URL: \(url?.redactedForLog ?? "nil")")
-            return LocalImageLoad.fail(url: url, error, queue: context.callbackQueue ?? callbackQueue, completed: completed)
-        }
-        let limit = maxBytes
-        return LocalImageLoad.start(
-            url: url, options: options, context: context, coders: coders, decodeQueue: decodeQueue,
-            callbackQueue: callbackQueue, progress: progress, completed: completed
+    /// Reads the file on ``ioPool``, then decodes it; see ``ImageLoader``.
+    public func loadImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        guard url.isFileURL else { throw WebImageError(.invalidURL, "Not a file URL: \(url.redactedForLog)") }
+        let (pool, limit) = (ioPool, maxBytes)
+        return try await LocalImageLoad.load(
+            url: url, options: options, context: context, observer: observer, coders: coders, decodeQueue: decodeQueue
         ) { () async throws(WebImageError) -> Data in
-            let result = await withCheckedContinuation { continuation in
-                Self.readQueue.async { continuation.resume(returning: Self.read(url, limit: limit)) }
-            }
-            return try result.get()
+            try await pool.run { Self.readRegularFile(url.path, limit: limit) }.get()
         }
     }
 
@@ -60,23 +60,44 @@ public final class FileImageLoader: ImageLoader {
         error.code != .invalidURL && !Self.isNeverBlocked(error)
     }
 
-    private static func read(_ url: URL, limit: Int) -> Result<Data, WebImageError> {
-        let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return .failure(WebImageError(.invalidURL, "No file at \(path)"))
+    /// Reads a regular file of at most `limit` bytes. Blocks: runs on the I/O pool.
+    static func readRegularFile(_ path: String, limit: Int) -> Result<Data, WebImageError> {
+        // O_NONBLOCK: opening a FIFO without a writer must not wait for one.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            let reason = code == ENOENT || code == ENOTDIR ? "No file at \(path)" : "Cannot open \(path): \(String(cString: strerror(code)))"
+            return .failure(WebImageError(.invalidURL, reason))
         }
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            // Read one byte past the limit to tell "exactly at the limit" from "over it".
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
-            guard data.count <= limit else {
-                return .failure(WebImageError(.responseTooLarge, "\(path) is larger than \(limit) bytes"))
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(WebImageError(.invalidURL, "\(path) is not a regular file"))
+        }
+        guard Int(info.st_size) <= limit else {
+            return .failure(WebImageError(.responseTooLarge, "\(path) is larger than \(limit) bytes"))
+        }
+        // Read one byte past the limit to tell "exactly at the limit" from "grew past it".
+        var data = Data(count: min(Int(info.st_size), limit) + 1)
+        var done = 0
+        let failed = data.withUnsafeMutableBytes { buffer -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
+            while done < buffer.count {
+                let n = read(fd, base + done, buffer.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { return errno }
+                if n == 0 { break }
+                done += n
             }
-            return .success(data)
-        } catch {
-            return .failure(WebImageError(.invalidURL, "Cannot read \(path): \(error)", underlying: SendableErrorBox(error)))
+            return nil
         }
+        if let failed {
+            return .failure(WebImageError(.invalidURL, "Cannot read \(path): \(String(cString: strerror(failed)))"))
+        }
+        guard done <= limit else {
+            return .failure(WebImageError(.responseTooLarge, "\(path) is larger than \(limit) bytes"))
+        }
+        data.count = done
+        return .success(data)
     }
 }

@@ -13,19 +13,22 @@ import Synchronization
 /// await downloader.shutdown()
 /// ```
 ///
+/// - **Where the work runs**: the calling task only builds the request and joins or
+///   starts a transfer, then suspends. The body is read on AsyncHTTPClient's event loop
+///   (no hop per chunk); progress observers are called there. The body is decoded on
+///   ``DownloaderConfig/decodeQueue`` (partial images too), once per distinct decode
+///   request among the callers, and the callers resume on the cooperative pool with the
+///   result: one hop to the network, one to the decode queue, one back.
 /// - **Coalescing**: a request whose transfer is queued or running joins it when the two
 ///   requests are the same on the wire: URL, every header after the request modifier
 ///   (credentials, cookies, validators) and TLS settings; otherwise it gets its own
-///   transfer. Each caller gets its own ``ImageLoadToken`` and its own decode (callers
-///   asking for equal decode options share one). A request after the transfer finished
-///   starts anew.
+///   transfer. A request after the body arrived starts anew.
 /// - **Security and retries**: ``DownloaderConfig/hopPolicy`` (source allowlist and SSRF
-///   guard) checks the first request and every redirect hop; ``DownloaderConfig/retryPolicy`` retries transient failures, resuming a
-///   body cut off mid-way with a `Range` request.
-/// - **Queueing**: at most ``DownloaderConfig/maxConcurrentDownloads`` transfers run;
-///   the rest start by priority, then in ``DownloaderConfig/executionOrder``.
-/// - **Callbacks** run on the request's callback queue, else the config's, else a
-///   serial queue of this downloader. Decoding runs on ``DownloaderConfig/decodeQueue``.
+///   guard) checks the first request and every redirect hop; ``DownloaderConfig/retryPolicy``
+///   retries transient failures, resuming a body cut off mid-way with a `Range` request.
+/// - **Queueing**: at most ``DownloaderConfig/maxConcurrentDownloads`` transfers run; the
+///   rest start by priority (changeable while queued, ``ImageLoadToken/priority``), then in
+///   ``DownloaderConfig/executionOrder``.
 /// - **Lifecycle**: call ``shutdown()`` when done (or use ``withDownloader(config:isolation:_:)``);
 ///   a downloader that started a transfer and is released without it asserts in debug builds;
 ///   ``shared`` lives for the whole process and ignores it.
@@ -33,33 +36,15 @@ public final class ImageDownloader: ImageLoader {
     /// The shared downloader with the default configuration. It is never shut down.
     public static let shared = ImageDownloader(config: .default, isShared: true)
 
-    /// Posted when a transfer starts (``DownloadEvent/started(_:)``).
-    public static let downloadStartedNotification = Notification.Name("WebImage.ImageDownloader.started")
-    /// Posted when a response arrives (``DownloadEvent/receivedResponse(_:statusCode:)``).
-    public static let downloadReceivedResponseNotification = Notification.Name("WebImage.ImageDownloader.receivedResponse")
-    /// Posted when a transfer received its whole body (``DownloadEvent/finished(_:)``).
-    public static let downloadFinishedNotification = Notification.Name("WebImage.ImageDownloader.finished")
-    /// Posted when a transfer ends for any reason (``DownloadEvent/stopped(_:)``).
-    public static let downloadStoppedNotification = Notification.Name("WebImage.ImageDownloader.stopped")
-
     /// The configuration this downloader was created with.
     public let config: DownloaderConfig
+    /// Where the callback form delivers when a request's context names none:
+    /// ``DownloaderConfig/callbackQueue``, else a serial queue of this downloader.
+    public let callbackQueue: DispatchQueue
 
-    struct State {
-        var transfers: [String: DownloadTransfer] = [:]
-        var queue = DownloadQueue()
-        var running = 0
-        var tasks: [UInt64: Task<Void, Never>] = [:]
-        var isSuspended = false
-        var isShutDown = false
-        /// Whether any transfer ever started (and so may have opened connections).
-        var hasStarted = false
-        var nextID: UInt64 = 0
-    }
-    let state = Mutex(State())
+    let scheduler: Mutex<DownloadScheduler>
     let clients: DownloadClients
     let cookieJar = CookieJar()
-    let callbackQueue: DispatchQueue
     private let broadcaster = EventBroadcaster<DownloadEvent>()
     static let logger = Logger(label: "WebImage.ImageDownloader")
     private let isShared: Bool
@@ -73,6 +58,7 @@ public final class ImageDownloader: ImageLoader {
         self.config = config
         self.isShared = isShared
         clients = DownloadClients(config: config)
+        scheduler = Mutex(DownloadScheduler(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder))
         callbackQueue = config.callbackQueue ?? DispatchQueue(label: "WebImage.ImageDownloader.callbacks")
     }
 
@@ -80,7 +66,7 @@ public final class ImageDownloader: ImageLoader {
         // As with AsyncHTTPClient's client, dropping a downloader that made connections
         // without shutdown() is a bug: debug builds stop here to say so; release builds
         // close the clients in the background.
-        assert(isShared || state.withLock { !$0.hasStarted || $0.isShutDown },
+        assert(isShared || scheduler.withLock { !$0.hasStarted || $0.isShutDown },
                "ImageDownloader released without shutdown(): call `await downloader.shutdown()` or use withDownloader")
         clients.shutdownDetached()
     }
@@ -104,17 +90,15 @@ public final class ImageDownloader: ImageLoader {
 
     // MARK: Status and control
 
-    /// Transfers queued or running (a URL with several callers counts once).
-    public var currentDownloadCount: Int { state.withLock { $0.transfers.count } }
+    /// Transfers queued, running or decoding (a URL with several callers counts once).
+    public var currentDownloadCount: Int { scheduler.withLock { $0.entries.count } }
 
     /// While `true`, queued transfers do not start; running ones continue. Default `false`.
     public var isSuspended: Bool {
-        get { state.withLock { $0.isSuspended } }
+        get { scheduler.withLock { $0.isSuspended } }
         set {
-            state.withLock { s in
-                s.isSuspended = newValue
-                startQueued(&s)
-            }
+            let start = scheduler.withLock { $0.setSuspended(newValue) }
+            for transfer in start { transfer.start() }
         }
     }
 
@@ -126,26 +110,17 @@ public final class ImageDownloader: ImageLoader {
     /// Cancels every queued and running transfer; each caller gets
     /// ``WebImageError/Code/cancelled``.
     public func cancelAllDownloads() {
-        let transfers = state.withLock { s -> [DownloadTransfer] in
-            _ = s.queue.removeAll()
-            defer { s.transfers = [:] }
-            return Array(s.transfers.values)
-        }
-        for transfer in transfers { transfer.cancelAll().task?.cancel() }
+        let (deliveries, transfers) = scheduler.withLock { $0.cancelAll() }
+        for transfer in transfers { transfer.cancel() }
+        deliveries.perform()
     }
 
-    /// Cancels everything, waits for the transfers to end and closes the HTTP clients.
-    /// Later requests fail with ``WebImageError/Code/invalidDownloadOperation``. Calling
-    /// it again does nothing; on ``shared`` it does nothing.
+    /// Cancels everything, closes the HTTP clients and ends the event streams. Later
+    /// requests fail with ``WebImageError/Code/invalidDownloadOperation``. Calling it again
+    /// does nothing; on ``shared`` it does nothing.
     public func shutdown() async {
-        guard !isShared else { return }
-        let wasShutDown = state.withLock { s in
-            defer { s.isShutDown = true }
-            return s.isShutDown
-        }
-        guard !wasShutDown else { return }
+        guard !isShared, scheduler.withLock({ $0.shutDown() }) else { return }
         cancelAllDownloads()
-        for task in state.withLock({ Array($0.tasks.values) }) { await task.value }
         await clients.shutdown()
         broadcaster.finish()
     }
@@ -158,131 +133,139 @@ public final class ImageDownloader: ImageLoader {
         return (scheme == "http" || scheme == "https") && !(url.host ?? "").isEmpty
     }
 
-    /// Queues a download of `url`, or joins the one already queued or running.
+    /// Downloads `url`, or joins the transfer of the same request already queued, running
+    /// or decoding, and returns its final response (decoded unless the options say
+    /// ``DownloaderOptions/avoidDecodeImage``).
     ///
-    /// Fails with ``WebImageError/Code/invalidURL`` for a URL that is not http(s), and
-    /// with ``WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``.
-    public func requestImage(
-        with url: URL?,
-        options: DownloaderOptions,
-        context: ImageLoaderContext,
-        progress: ImageLoaderProgress?,
-        completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken {
-        enqueue(url, options: options, context: context, progress: progress, inline: false, completed: completed)
-    }
-
-    /// Loads `url` and returns the final response; partial images are not reported.
+    /// Runs on the calling task only to build the request (the request modifier runs
+    /// here) and join the transfer; see the type's discussion for the rest. Cancelling the
+    /// task or the observer's token ends this caller's wait at once; the transfer stops
+    /// when no caller is left.
     ///
-    /// The same as ``ImageLoader/loadImage(with:options:context:progress:)``, but the
-    /// result resumes the calling task straight from the transfer's task rather than
-    /// through a callback queue (one thread hop less per load). `progress` still runs on
-    /// the context's callback queue. Cancelling the calling task cancels this caller's load.
+    /// - Throws: ``WebImageError/Code/invalidURL`` for a URL that is not http(s),
+    ///   ``WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, and the
+    ///   transfer's error.
     public func loadImage(
-        with url: URL?,
-        options: DownloaderOptions = [],
-        context: ImageLoaderContext = ImageLoaderContext(),
-        progress: ImageLoaderProgress? = nil
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
-        try await Self.finalResponse { completed in
-            enqueue(url, options: options, context: context, progress: progress, inline: true, completed: completed)
+        if Task.isCancelled || observer.token?.isCancelled == true { throw .cancelled() }
+        let prepared = try prepare(url, options: options, context: context)
+        let slot = CancellationSlot()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if let leave = join(prepared, observer: observer, completion: .resume(continuation)) { slot.set(leave) }
+            }
+        } onCancel: {
+            slot.cancel()
         }
+        return try result.get()
     }
 
-    private func enqueue(
-        _ url: URL?, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgress?,
-        inline: Bool, completed: @escaping ImageLoaderCompletion
+    /// The callback form, joining the transfer before it returns (so callers queue in
+    /// the order they asked); callbacks run on the context's callback queue, else
+    /// ``callbackQueue``. See ``ImageLoader/requestImage(with:options:context:progress:completed:)``.
+    @discardableResult
+    public func requestImage(
+        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
-        let queue = context.callbackQueue ?? callbackQueue
-        guard let url, canRequestImage(for: url) else {
-            let error = WebImageError(.invalidURL, "Not an http(s) URL: \(url?.redactedForLog ?? "nil")")
-            queue.async { completed(.failure(error)) }
-            return ImageLoadToken(url: url)
+        let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
+        let token = ImageLoadToken(url: url, priority: options.priority)
+        let prepared: Prepared
+        do throws(WebImageError) {
+            guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
+            prepared = try prepare(url, options: options, context: context)
+        } catch {
+            gate.finish { completed(.failure(error)) }
+            return token
         }
+        var observer = ImageLoadObserver(token: token)
+        if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
+        observer.partialImage = { response in gate.send { completed(.success(response)) } }
+        _ = join(prepared, observer: observer, completion: .call { result in gate.finish { completed(result) } })
+        return token
+    }
+
+    // MARK: Joining
+
+    /// A request ready to join a transfer: everything decided on the caller's thread.
+    struct Prepared: Sendable {
+        let url: URL
+        let request: ImageDownloadRequest
+        let key: String
+        let decodeKey: DownloadCaller.DecodeKey
+        let options: DownloaderOptions
+        let context: ImageLoaderContext
+    }
+
+    private func prepare(_ url: URL, options: DownloaderOptions, context: ImageLoaderContext) throws(WebImageError) -> Prepared {
+        guard canRequestImage(for: url) else { throw WebImageError(.invalidURL, "Not an http(s) URL: \(url.redactedForLog)") }
+        let request = try makeRequest(url: url, options: options, context: context)
         let decodeKey: DownloadCaller.DecodeKey = options.contains(.avoidDecodeImage)
             ? .dataOnly
             : .decode(context.effectiveDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
-        let request: ImageDownloadRequest
-        do {
-            request = try makeRequest(url: url, options: options, context: context)
-        } catch {
-            queue.async { completed(.failure(error)) }
-            return ImageLoadToken(url: url)
+        return Prepared(url: url, request: request, key: Self.coalescingKey(for: request, options: options),
+                        decodeKey: decodeKey, options: options, context: context)
+    }
+
+    /// Adds a caller to the transfer for its request (starting one when needed) and wires
+    /// the observer's token to it; returns what makes the caller leave, or `nil` when it
+    /// was turned away (after ``shutdown()``; its completion then has the error) or already
+    /// answered (a data-only caller of a transfer whose body is complete).
+    private func join(
+        _ prepared: Prepared, observer: ImageLoadObserver, completion: DownloadCaller.Completion
+    ) -> (@Sendable () -> Void)? {
+        let (callerID, join) = scheduler.withLock { s in
+            let caller = DownloadCaller(
+                id: s.makeID(), options: prepared.options, priority: observer.token?.priority ?? prepared.options.priority,
+                decodeKey: prepared.decodeKey, coder: prepared.context.coders ?? config.coders, observer: observer,
+                completion: completion)
+            return (caller.id, s.join(caller, key: prepared.key) { id in
+                DownloadTransfer(
+                    id: id, url: prepared.url, key: prepared.key, request: prepared.request, options: prepared.options,
+                    context: prepared.context, downloader: self)
+            })
         }
-        let key = Self.coalescingKey(for: request, options: options)
-        let joined = state.withLock { s -> (transfer: DownloadTransfer, callerID: UInt64)? in
-            guard !s.isShutDown else { return nil }
-            s.nextID += 1
-            var caller = DownloadCaller(
-                id: s.nextID, options: options, priority: options.priority, decodeKey: decodeKey, coder: context.coders ?? config.coders,
-                queue: queue, progress: progress, completed: completed)
-            caller.deliversInline = inline
-            if let existing = s.transfers[key], existing.add(caller) {
-                s.queue.setPriority(existing.id, to: existing.priority)
-                return (existing, caller.id)
-            }
-            s.nextID += 1
-            let transfer = DownloadTransfer(
-                id: s.nextID, url: url, key: key, request: request, options: options, context: context)
-            _ = transfer.add(caller)
-            s.transfers[transfer.key] = transfer
-            s.queue.insert(transfer, priority: options.priority)
-            startQueued(&s)
-            return (transfer, caller.id)
+        guard case .waiting(let transferID, let start, let delivery, let decode) = join else {
+            let refused = DownloadCaller(
+                id: callerID, options: prepared.options, priority: .normal, decodeKey: prepared.decodeKey,
+                coder: config.coders, observer: observer, completion: completion)
+            DownloadDelivery(refused, .failure(WebImageError(.invalidDownloadOperation, "The downloader was shut down"))).perform()
+            return nil
         }
-        guard let joined else {
-            let error = WebImageError(.invalidDownloadOperation, "The downloader was shut down")
-            queue.async { completed(.failure(error)) }
-            return ImageLoadToken(url: url)
+        reportQueue()
+        for transfer in start { transfer.start() }
+        if let delivery {
+            delivery.perform()
+            return nil
         }
-        let (transfer, callerID) = joined
-        return ImageLoadToken(
-            url: url, priority: options.priority,
-            cancel: { [weak self] in self?.cancel(caller: callerID, in: transfer) },
-            setPriority: { [weak self] priority in self?.setPriority(priority, caller: callerID, in: transfer) })
+        if let decode { runDecode(decode.key, coder: decode.coder, of: decode.transfer, data: decode.body) }
+        let leave: @Sendable () -> Void = { [weak self] in self?.leave(callerID, of: transferID) }
+        observer.token?.onCancel(leave)
+        observer.token?.onPriorityChange { [weak self] priority in
+            self?.scheduler.withLock { $0.setPriority(priority, caller: callerID, of: transferID) }
+        }
+        return leave
     }
 
     // MARK: Internals
 
-    /// Starts queued transfers while slots are free. Called with the lock held.
-    func startQueued(_ s: inout State) {
-        while !s.isSuspended, s.running < config.maxConcurrentDownloads,
-              let transfer = s.queue.popNext(order: config.executionOrder) {
-            guard transfer.markRunning() else { continue }
-            s.hasStarted = true
-            let task = Task { await self.run(transfer) }
-            if !transfer.setTask(task) { task.cancel() }
-            s.running += 1
-            s.tasks[transfer.id] = task
-        }
-        WebImageMetrics.downloadsInFlight.record(s.running)
-        WebImageMetrics.downloadQueueLength.record(s.queue.count)
+    /// One caller left (its task or token was cancelled): it gets `cancelled`, and the
+    /// transfer stops when it was the last.
+    private func leave(_ callerID: UInt64, of transferID: UInt64) {
+        let (caller, abandoned) = scheduler.withLock { $0.leave(callerID, of: transferID) }
+        abandoned?.cancel()
+        if let caller { DownloadDelivery(caller, .failure(.cancelled())).perform() }
+        reportQueue()
     }
 
-    /// One caller's token was cancelled.
-    func cancel(caller id: UInt64, in transfer: DownloadTransfer) {
-        let result = transfer.cancel(callerID: id)
-        guard result.abandoned else { return }
-        state.withLock { s in
-            if s.transfers[transfer.key] === transfer { s.transfers[transfer.key] = nil }
-            if result.wasQueued { s.queue.remove(transfer.id) }
-        }
-        result.task?.cancel()
-    }
-
-    /// One caller's token changed its priority: a queued transfer moves in the queue.
-    /// A running transfer keeps running; the new priority counts when it decodes.
-    func setPriority(_ priority: ImageLoadPriority, caller id: UInt64, in transfer: DownloadTransfer) {
-        state.withLock { s in
-            guard let transferPriority = transfer.setPriority(priority, callerID: id) else { return }
-            s.queue.setPriority(transfer.id, to: transferPriority)
-        }
+    func reportQueue() {
+        let (running, queued) = scheduler.withLock { ($0.running, $0.queuedCount) }
+        WebImageMetrics.downloadsInFlight.record(running)
+        WebImageMetrics.downloadQueueLength.record(queued)
     }
 
     func emit(_ event: DownloadEvent) {
         broadcaster.yield(event)
-        var userInfo: [AnyHashable: Any] = ["url": event.url]
-        if case .receivedResponse(_, let status) = event { userInfo["statusCode"] = status }
-        NotificationCenter.default.post(name: event.notificationName, object: self, userInfo: userInfo)
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 
 /// Reports bytes received so far and the bytes expected (−1 when unknown).
-/// Runs on the request's callback queue.
 public typealias ImageLoaderProgress = @Sendable (_ receivedBytes: Int, _ expectedBytes: Int) -> Void
 
 /// Receives partial images (`isFinished == false`) and then exactly one final result:
@@ -15,21 +14,39 @@ public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadRe
 /// ``DataURLImageLoader`` for `data:`; ``ImageLoadersManager`` composes several.
 ///
 /// ```swift
+/// let response = try await ImageDownloader.shared.loadImage(with: url)
 /// let token = ImageDownloader.shared.requestImage(with: url, options: [.progressiveLoad],
 ///                                                 context: ImageLoaderContext(), progress: nil) { result in
 ///     if case .success(let response) = result, response.isFinished { show(response.image) }
 /// }
 /// token.cancel()   // this caller only
 /// ```
+///
+/// The load requirement is `async`: ``loadImage(with:options:context:observer:)``. The
+/// callback form (``requestImage(with:options:context:progress:completed:)``) comes with a
+/// default adapter over it.
 public protocol ImageLoader: AnyObject, Sendable {
     /// Whether this loader handles `url` (normally by its scheme).
     func canRequestImage(for url: URL?) -> Bool
 
-    /// Starts loading `url` and returns this caller's token.
+    /// Loads `url` and returns the final response; the calling task is suspended while
+    /// the loader's own threads do the work (never blocking the cooperative pool).
     ///
-    /// Never calls back synchronously: every callback runs on
-    /// ``ImageLoaderContext/callbackQueue`` (or the loader's queue). `completed` receives
-    /// any partial images, then exactly one final result.
+    /// `observer` hears progress and partial images while the load runs, on the loader's
+    /// threads, and its token steers it: a priority change reorders the loader's queue,
+    /// and ``ImageLoadToken/cancel()`` ends this caller's load as cancelling the task does.
+    ///
+    /// - Throws: the load's ``WebImageError``; ``WebImageError/Code/cancelled`` when the
+    ///   task or the token was cancelled.
+    func loadImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+    ) async throws(WebImageError) -> ImageLoadResponse
+
+    /// Starts loading `url` with callbacks and returns this caller's token. The default
+    /// is an adapter over ``loadImage(with:options:context:observer:)`` (see
+    /// `ImageLoader+Callbacks.swift`); a loader with a queue of its own implements it to
+    /// queue the request before returning.
+    @discardableResult
     func requestImage(
         with url: URL?,
         options: DownloaderOptions,
@@ -41,6 +58,10 @@ public protocol ImageLoader: AnyObject, Sendable {
     /// Whether a URL that failed with `error` should be blocked from further attempts
     /// (unless the caller asks to retry). Transient failures are not blocked.
     func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool
+
+    /// The queue the callback form delivers on when a request's context names none.
+    /// The default is one serial queue shared by the loaders that name none.
+    var callbackQueue: DispatchQueue { get }
 }
 
 extension ImageLoader {
@@ -52,6 +73,8 @@ extension ImageLoader {
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         !Self.isNeverBlocked(error)
     }
+
+    public var callbackQueue: DispatchQueue { LoaderCallbacks.sharedQueue }
 
     static var transientCodes: Set<WebImageError.Code> {
         [.cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost]
@@ -68,37 +91,22 @@ extension ImageLoader {
 
     /// Loads `url` and returns the final response; partial images are not reported.
     ///
-    /// Cancelling the calling task cancels this caller's load, which then throws
-    /// ``WebImageError/Code/cancelled``.
+    /// `progress` runs on the context's callback queue, else the loader's
+    /// ``callbackQueue``. Cancelling the calling task cancels this caller's load, which
+    /// then throws ``WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
+    /// ``WebImageError/Code/invalidURL``.
     public func loadImage(
         with url: URL?,
         options: DownloaderOptions = [],
         context: ImageLoaderContext = ImageLoaderContext(),
         progress: ImageLoaderProgress? = nil
     ) async throws(WebImageError) -> ImageLoadResponse {
-        try await Self.finalResponse { completed in
-            requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
+        guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
+        var observer = ImageLoadObserver()
+        if let progress {
+            let queue = context.callbackQueue ?? callbackQueue
+            observer.progress = { received, expected in queue.async { progress(received, expected) } }
         }
-    }
-
-    /// The `async` bridge of every loader: runs `start`, skips partial images, returns the
-    /// final response, and cancels the token when the calling task is cancelled (also
-    /// before `start` has returned it).
-    static func finalResponse(
-        _ start: (@escaping ImageLoaderCompletion) -> ImageLoadToken
-    ) async throws(WebImageError) -> ImageLoadResponse {
-        let slot = CancellationSlot()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResponse, WebImageError>, Never>) in
-                let token = start { result in
-                    if case .success(let response) = result, !response.isFinished { return }
-                    continuation.resume(returning: result)
-                }
-                slot.set { token.cancel() }
-            }
-        } onCancel: {
-            slot.cancel()
-        }
-        return try result.get()
+        return try await loadImage(with: url, options: options, context: context, observer: observer)
     }
 }

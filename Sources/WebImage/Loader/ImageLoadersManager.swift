@@ -7,16 +7,17 @@ import Synchronization
 ///
 /// ``shared`` holds the built-ins: ``FileImageLoader``, ``DataURLImageLoader`` and
 /// ``ImageDownloader/shared``. Add a loader to take over a scheme; it is asked first.
-/// ``allowedSchemes`` switches the built-in schemes off one by one
-/// (`ImageLoadersManager.shared.allowedSchemes.remove(.file)`). Thread-safe.
+/// ``allowedSchemes`` says which built-in schemes are handed to a loader: http, https and
+/// data by default; `file:` only when switched on
+/// (`ImageLoadersManager.shared.allowedSchemes.insert(.file)`), since URLs from untrusted
+/// input must not read local files. Thread-safe.
 public final class ImageLoadersManager: ImageLoader {
     /// The shared manager with the built-in loaders.
     public static let shared = ImageLoadersManager(
         loaders: [FileImageLoader(), DataURLImageLoader(), ImageDownloader.shared])
 
     private let members: Mutex<[any ImageLoader]>
-    private let schemes = Mutex(LoaderSchemes.all)
-    private let callbackQueue = DispatchQueue(label: "WebImage.ImageLoadersManager.callbacks")
+    private let schemes = Mutex(LoaderSchemes.default)
 
     /// Creates a manager asking `loaders` from last to first.
     public init(loaders: [any ImageLoader] = []) {
@@ -31,7 +32,8 @@ public final class ImageLoadersManager: ImageLoader {
 
     /// The schemes among http, https, data and file that are handed to a loader; a URL
     /// with a scheme switched off fails with ``WebImageError/Code/invalidURL`` without
-    /// any I/O. Default ``LoaderSchemes/all``. Other schemes are up to the loaders.
+    /// any I/O. Default ``LoaderSchemes/default`` (http, https, data). Other schemes are
+    /// up to the loaders.
     public var allowedSchemes: LoaderSchemes {
         get { schemes.withLock { $0 } }
         set { schemes.withLock { $0 = newValue } }
@@ -64,33 +66,47 @@ public final class ImageLoadersManager: ImageLoader {
     /// Whether any member loader handles `url`.
     public func canRequestImage(for url: URL?) -> Bool { loader(for: url) != nil }
 
-    /// Hands the request to the first loader that can handle `url`; with none, fails with
-    /// ``WebImageError/Code/invalidURL`` on the callback queue.
+    /// Hands the load to the first loader that can handle `url`.
+    ///
+    /// - Throws: ``WebImageError/Code/invalidURL`` without any I/O when no loader handles
+    ///   `url` or its scheme is switched off; otherwise what that loader throws.
+    public func loadImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        guard let loader = loader(for: url) else { throw refusal(of: url) }
+        return try await loader.loadImage(with: url, options: options, context: context, observer: observer)
+    }
+
+    /// Hands the callback form to the loader that handles `url`, so a loader with a queue
+    /// queues it before this returns; with none, fails with ``WebImageError/Code/invalidURL``
+    /// on the callback queue.
+    @discardableResult
     public func requestImage(
-        with url: URL?,
-        options: DownloaderOptions,
-        context: ImageLoaderContext,
-        progress: ImageLoaderProgress?,
-        completed: @escaping ImageLoaderCompletion
+        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
+        progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         guard let loader = loader(for: url) else {
-            let text = url?.redactedForLog ?? "nil"
-            let error: WebImageError
-            if text.isEmpty {
-                error = WebImageError(.invalidURL, "The URL is empty")
-            } else if isSwitchedOff(url) {
-                error = WebImageError(.invalidURL, "\(url?.scheme ?? "This") URLs are switched off: \(text)")
-            } else {
-                error = WebImageError(.invalidURL, "No loader handles \(text)")
-            }
-            return LocalImageLoad.fail(url: url, error, queue: context.callbackQueue ?? callbackQueue, completed: completed)
+            let error = refusal(of: url)
+            (context.callbackQueue ?? callbackQueue).async { completed(.failure(error)) }
+            return ImageLoadToken(url: url)
         }
         return loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
     }
 
-    /// Asks the loader that handles `url`; the default policy when there is none.
+    /// Why `url` has no loader: ``WebImageError/Code/invalidURL`` with the reason.
+    private func refusal(of url: URL?) -> WebImageError {
+        let text = url?.redactedForLog ?? ""
+        if text.isEmpty { return WebImageError(.invalidURL, "The URL is empty") }
+        if isSwitchedOff(url) { return WebImageError(.invalidURL, "\(url?.scheme ?? "This") URLs are switched off: \(text)") }
+        return WebImageError(.invalidURL, "No loader handles \(text)")
+    }
+
+    /// Asks the loader that handles `url`; `false` when there is none (as
+    /// SDWebImage's `SDImageLoadersManager`): a URL no loader takes, or whose scheme is
+    /// switched off, was refused before any I/O, so it says nothing about the URL, and
+    /// switching its scheme on takes effect at once.
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
-        if let loader = loader(for: url) { return loader.shouldBlockFailedURL(url, error: error) }
-        return !Self.isNeverBlocked(error)
+        guard let loader = loader(for: url) else { return false }
+        return loader.shouldBlockFailedURL(url, error: error)
     }
 }

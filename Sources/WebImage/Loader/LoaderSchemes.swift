@@ -1,11 +1,11 @@
 /// The URL schemes an ``ImageLoadersManager`` hands to its loaders.
 ///
 /// A URL whose scheme is switched off fails with ``WebImageError/Code/invalidURL`` before
-/// any I/O. The default is every built-in scheme; switching one off is one line, e.g. no
-/// local files for the shared manager:
+/// any I/O. The default is ``default``: http, https and data, not `file:`, so a URL from
+/// untrusted input never reads a local file. Switching `file:` on is one line:
 ///
 /// ```swift
-/// ImageLoadersManager.shared.allowedSchemes.remove(.file)
+/// ImageLoadersManager.shared.allowedSchemes.insert(.file)
 /// ```
 ///
 /// Schemes of loaders added by the app (neither of these four) are not affected.
@@ -21,10 +21,13 @@ public struct LoaderSchemes: OptionSet, Sendable, Hashable {
     public static let https = LoaderSchemes(rawValue: 1 << 1)
     /// `data:` URLs (``DataURLImageLoader``).
     public static let data = LoaderSchemes(rawValue: 1 << 2)
-    /// `file:` URLs (``FileImageLoader``): switch off when URLs come from untrusted input.
+    /// `file:` URLs (``FileImageLoader``): off by default; switch on only when URLs come
+    /// from trusted input.
     public static let file = LoaderSchemes(rawValue: 1 << 3)
 
-    /// http, https, data and file: the default.
+    /// http, https and data: the default.
+    public static let `default`: LoaderSchemes = [.http, .https, .data]
+    /// http, https, data and file.
     public static let all: LoaderSchemes = [.http, .https, .data, .file]
 
     /// The member for a URL scheme (case-insensitive), or `nil` for a scheme not in this set's

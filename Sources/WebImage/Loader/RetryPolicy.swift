@@ -15,7 +15,7 @@ import Foundation
 /// Every caller that joined a transfer shares its retries: a coalesced transfer is
 /// retried once for all of them, with the policy of the caller that started it
 /// (``ImageLoaderContext/retryPolicy``, else ``DownloaderConfig/retryPolicy``). The
-/// waits are task sleeps on the transfer's task, which cancellation ends at once.
+/// waits are timers on an event loop, which cancellation withdraws at once.
 ///
 /// Every value is clamped when set; each property says how.
 public struct RetryPolicy: Sendable, Hashable {

@@ -1,87 +1,124 @@
 import Foundation
 
-/// ``HTTPCachePolicy/respectHeaders``: a cache hit is used only while its stored
-/// freshness allows; otherwise the server is asked first (a conditional request), or, in
-/// the `stale-while-revalidate` window, afterwards in the background. The freshness
-/// lives with the original's disk entry, beside the validators (extended data through
-/// ``ImageCaching``), so any cache that keeps extended data supports it.
+/// A cache hit and what it may still need: ``WebImageOptions/refreshCached`` (deliver,
+/// then revalidate) and ``HTTPCachePolicy/respectHeaders`` (revalidate first when stale,
+/// or afterwards in the background within `stale-while-revalidate`). The HTTP validators
+/// and freshness live with the original's disk entry (its extended data, through
+/// ``ImageCaching``), so any cache that keeps extended data supports both.
 extension ImageManager {
-    /// Delivers `hit` when it is fresh; otherwise revalidates. Runs on the load's queue.
-    func deliverIfFresh(_ load: ManagedLoad, _ hit: ImageCacheQueryResult) {
-        guard !load.operation.isFinished else { return }
-        readValidators(load) { [self] stored in
-            let state = stored?.freshness?.state(at: Date()) ?? .fresh
-            let result = load.result(image: hit.image, data: hit.data, cacheType: hit.cacheType)
-            switch state {
-            case .fresh:
-                load.operation.deliver(result, isLast: true, inline: false)
-            case .staleWhileRevalidate:
-                load.operation.deliver(result, isLast: true, inline: false)
-                revalidateInBackground(load, stored: stored)
-            case .stale(let staleIfError):
-                guard delegate?.shouldDownloadImage(for: load.url) ?? true else {
-                    load.operation.deliver(result, isLast: true, inline: false)
-                    return
-                }
-                request(load, validators: stored, revalidation: .freshness(hit: hit, validators: stored, staleIfError: staleIfError))
-            }
+    /// Delivers a hit of the load's own key, as its options and cache policy allow.
+    func deliverCached(_ load: ManagedLoad, _ hit: ImageCacheQueryResult) async throws(WebImageError) {
+        let refresh = load.options.contains(.refreshCached)
+        if load.httpCachePolicy == .respectHeaders, !refresh, !load.options.contains(.fromCacheOnly) {
+            try await deliverIfFresh(load, hit)
+            return
+        }
+        load.task.finish(load.result(hit), isLast: !refresh)
+        if refresh { try await self.refresh(load, cached: hit) }
+    }
+
+    /// refreshCached after the cached image was delivered: a conditional request with
+    /// the stored validators; 304 ends the load with no second result (and refreshes the
+    /// entry's access date), new data gives a second result. A failed check is no new
+    /// result: the cached image stands.
+    func refresh(_ load: ManagedLoad, cached: ImageCacheQueryResult) async throws(WebImageError) {
+        guard !load.options.contains(.fromCacheOnly), delegate?.shouldDownloadImage(for: load.url) ?? true else {
+            load.task.finish(nil, isLast: true)
+            return
+        }
+        let validators = await readValidators(load)
+        do throws(WebImageError) {
+            let response = try await download(load, validators: validators, isRevalidation: true)
+            load.task.finish(try await complete(downloaded: response, for: load), isLast: true)
+        } catch where error.code == .cacheNotModified {
+            // Reading the original entry once refreshes its access date, so age-based
+            // expiry starts over.
+            if let key = load.validatorKey { _ = await load.cache.diskData(forKey: key) }
+            load.task.finish(nil, isLast: true)
+        } catch where error.code != .cancelled {
+            Self.logger.debug("Revalidating \(load.url.redactedForLog) failed: \(error)")
+            load.task.finish(nil, isLast: true)
         }
     }
 
-    /// The end of a revalidation that failed or answered 304. Runs on the load's queue.
-    func revalidated(
-        _ load: ManagedLoad, hit: ImageCacheQueryResult, stored: HTTPValidators?, error: WebImageError, staleIfError: Bool
-    ) {
-        let result = load.result(image: hit.image, data: hit.data, cacheType: hit.cacheType)
-        if error.code == .cacheNotModified {
-            let fresh = Self.merging(stored, with: (error.underlyingError as? NotModifiedResponse)?.http)
-            guard let key = load.validatorKey else {
-                load.operation.deliver(result, isLast: true, inline: false)
+    /// Delivers `hit` when its stored freshness allows; otherwise revalidates it first
+    /// (a 304 delivers it, and so does a failure within `stale-if-error`), or within
+    /// `stale-while-revalidate` delivers it and revalidates in the background.
+    private func deliverIfFresh(_ load: ManagedLoad, _ hit: ImageCacheQueryResult) async throws(WebImageError) {
+        let stored = await readValidators(load)
+        switch stored?.freshness?.state(at: Date()) ?? .fresh {
+        case .fresh:
+            load.task.finish(load.result(hit), isLast: true)
+        case .staleWhileRevalidate:
+            load.task.finish(load.result(hit), isLast: true)
+            revalidateInBackground(load, stored: stored)
+        case .stale(let staleIfError):
+            guard delegate?.shouldDownloadImage(for: load.url) ?? true else {
+                load.task.finish(load.result(hit), isLast: true)
                 return
             }
-            storeValidators(fresh, forKey: key, in: load.cache) {
-                load.queue.async { load.operation.deliver(result, isLast: true, inline: false) }
+            do throws(WebImageError) {
+                let response = try await download(load, validators: stored, isRevalidation: true)
+                load.task.finish(try await complete(downloaded: response, for: load), isLast: true)
+            } catch where error.code == .cacheNotModified {
+                if let key = load.validatorKey {
+                    let fresh = Self.merging(stored, with: (error.underlyingError as? NotModifiedResponse)?.http)
+                    await storeValidators(fresh, forKey: key, in: load.cache)
+                }
+                load.task.finish(load.result(hit), isLast: true)
+            } catch where staleIfError && error.code != .cancelled {
+                Self.logger.debug("Serving stale \(load.url.redactedForLog) (stale-if-error): \(error)")
+                load.task.finish(load.result(hit), isLast: true)
             }
-            return
         }
-        if staleIfError, error.code != .cancelled {
-            Self.logger.debug("Serving stale \(load.url.redactedForLog) (stale-if-error): \(error)")
-            load.operation.deliver(result, isLast: true, inline: false)
-            return
-        }
-        fail(load, error)
     }
 
     /// Revalidates after a stale hit was delivered: a 304 refreshes the stored freshness,
     /// new data replaces the original's entry (a derived result is dropped, to be derived
-    /// again from it). Nothing is delivered; the load has ended.
+    /// again from it). Runs in a task of its own whose token ``cancelAll()`` reaches.
     private func revalidateInBackground(_ load: ManagedLoad, stored: HTTPValidators?) {
         guard let key = load.validatorKey else { return }
         var options = load.options.downloaderOptions
         options.insert(.lowPriority)
         options.remove(.progressiveLoad)
-        if stored?.canValidate == true { options.insert(.useHTTPCache) }
-        let context = load.context.loaderContext(
-            options: load.options, key: key, queue: load.queue, validators: stored?.canValidate == true ? stored : nil)
-        _ = load.loader.requestImage(with: load.url, options: options, context: context, progress: nil) { [self] result in
-            switch result {
-            case .success(let response) where response.isFinished:
+        let canValidate = stored?.canValidate == true
+        if canValidate { options.insert(.useHTTPCache) }
+        let context = load.context.loaderContext(options: load.options, key: key, validators: canValidate ? stored : nil)
+        let token = ImageLoadToken(url: load.url, priority: .low)
+        trackRevalidation(token) { [self, options] in
+            let observer = ImageLoadObserver(token: token)
+            do throws(WebImageError) {
+                let response = try await load.loader.loadImage(with: load.url, options: options, context: context, observer: observer)
                 guard let data = response.data, response.http?.isNoStore != true else { return }
                 let image = load.isKeptApart ? nil : response.image
-                load.cache.store(image, data: data, forKey: key, cacheType: load.isKeptApart ? .disk : .all) { [self] _ in
-                    if let validators = response.http?.validators {
-                        storeValidators(validators, forKey: key, in: load.cache) {}
-                    }
-                }
+                let validators = response.http?.validators
+                load.cache.storeInBackground(
+                    image, data: data, extendedData: validators.flatMap { $0.isEmpty ? nil : $0.cacheData },
+                    forKey: key, cacheType: load.isKeptApart ? .disk : .all)
                 if load.isKeptApart, let resultKey = load.key {
-                    load.cache.removeImage(forKey: resultKey, cacheType: .all, completion: nil)
+                    await load.cache.removeImage(forKey: resultKey, cacheType: .all)
                 }
-            case .failure(let error) where error.code == .cacheNotModified:
+            } catch where error.code == .cacheNotModified {
                 let fresh = Self.merging(stored, with: (error.underlyingError as? NotModifiedResponse)?.http)
-                storeValidators(fresh, forKey: key, in: load.cache) {}
-            default:
-                break
+                await storeValidators(fresh, forKey: key, in: load.cache)
+            } catch {
+                Self.logger.debug("Revalidating \(load.url.redactedForLog) in the background failed: \(error)")
             }
+        }
+    }
+
+    /// The validators stored with the load's original entry.
+    func readValidators(_ load: ManagedLoad) async -> HTTPValidators? {
+        guard let key = load.validatorKey else { return nil }
+        return await load.cache.extendedData(forKey: key).flatMap(HTTPValidators.init(cacheData:))
+    }
+
+    /// Stores `validators` with `key`'s disk entry; an empty set removes old ones.
+    func storeValidators(_ validators: HTTPValidators, forKey key: String, in cache: any ImageCaching) async {
+        do throws(WebImageError) {
+            try await cache.setExtendedData(validators.isEmpty ? nil : validators.cacheData, forKey: key)
+        } catch {
+            Self.logger.debug("Keeping the validators of \(key.redactedURLForLog) failed: \(error)")
         }
     }
 

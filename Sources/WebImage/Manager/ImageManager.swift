@@ -5,32 +5,41 @@ import Synchronization
 
 /// Loads images through a cache and a loader: SDWebImage's `SDWebImageManager`.
 ///
-/// One pipeline with two entry points, a callback form returning a ``CombinedOperation``
-/// and `async` forms (see `ImageManager+Async.swift`):
+/// One pipeline with three ways in: `async` (``loadImage(with:options:context:)``,
+/// ``imageTask(with:options:context:)``, ``loadImageStream(with:options:context:)``) and
+/// the callback form returning a ``CombinedOperation``, which is an adapter over the same
+/// ``ImageTask``:
 ///
 /// ```swift
 /// let manager = ImageManager(cache: ImageCache(namespace: "app"), loader: ImageLoadersManager.shared)
+/// let response = try await manager.loadImage(with: url)
 /// let operation = manager.loadImage(with: url, options: [.retryFailed]) { result in
 ///     if let image = result.image { show(image) }
 /// }
 /// operation.cancel()
-/// let result = try await manager.loadImage(with: url)
 /// ```
 ///
-/// The stages: cache key (``cacheKey(for:context:)``), failed-URL block list, cache query
-/// (memory, then disk), for a thumbnail or transformed key a second query of the
-/// original's disk data, download, transform, store, deliver.
+/// The stages, `async` functions read top to bottom in `ImageManager+Pipeline.swift`:
+/// cache key (``cacheKey(for:context:)``), failed-URL block list, cache query (memory,
+/// then disk), for a thumbnail or transformed key the original's cached data, download,
+/// transform, store, deliver.
 ///
-/// - **Threads**: the stages run on the manager's own pipeline queue, disk I/O on
-///   ``BlockingIOPool/shared``, network on AsyncHTTPClient's event loops, decoding and
-///   the user hooks that can be slow (``ImageManagerDelegate/transformDownloadedImage(_:for:)``,
-///   the transformer, the cache serializer) on ``DecodeQueue/shared``. The cache key
-///   filter runs on the calling thread, when the load starts. Results and progress are
-///   only delivered on the load's ``WebImageContext/callbackQueue``, by default
-///   ``callbackQueue``, a serial queue of this manager. A memory hit completes
-///   synchronously, before `loadImage` returns, only with ``WebImageOptions/queryMemorySync``
-///   (or ``WebImageOptions/queryDiskDataSync``, which also reads the disk on the calling
-///   thread); the `async` API answers a memory hit on the calling task.
+/// - **Where the work runs**: the cache key filter, the block list and a memory hit run
+///   on the calling thread or task. The rest runs on the load's task (the caller's own
+///   for ``loadImage(with:options:context:)``, a new one otherwise), which only decides and
+///   suspends: a disk read on the calling task when the kernel has the file cached, else
+///   on the cache's I/O pool; the network on AsyncHTTPClient's event loops; decoding, the
+///   transformer, ``ImageManagerDelegate/transformDownloadedImage(_:for:)`` and the cache
+///   serializer on ``decodeQueue`` (the downloader's and the cache's decode queues for
+///   their decodes); disk writes on the disk cache's I/O queue, in the background unless
+///   ``WebImageOptions/waitStoreCache``. A cache miss pays one hop to the network, one to
+///   the decode queue and one back. The manager keeps no queue of its own and holds no
+///   lock while any of this runs.
+/// - **Delivery**: the callback form's results and progress run on the load's
+///   ``WebImageContext/callbackQueue``, by default ``callbackQueue``, a serial queue of this
+///   manager. Only ``WebImageOptions/queryMemorySync`` (and ``WebImageOptions/queryDiskDataSync``,
+///   which also reads and decodes the disk on the calling thread) completes before
+///   `loadImage` returns; the `async` API answers a memory hit on the calling task.
 /// - **Failed URLs**: a load that fails in a way the loader calls permanent (a 404, bad
 ///   data) puts the URL on a block list; later loads fail with
 ///   ``WebImageError/Code/blackListed`` without a request unless
@@ -41,21 +50,21 @@ import Synchronization
 ///   the loader or delegate say.
 /// - **refreshCached**: the cached image is delivered first, then revalidated with the
 ///   `ETag` / `Last-Modified` stored with its disk entry; 304 ends the load without a
-///   second callback, new data gives a second callback. See `ImageManager+Refresh.swift`.
+///   second result, new data gives a second result. See `ImageManager+Freshness.swift`.
 public final class ImageManager: Sendable {
-    /// The shared manager: ``ImageCache/shared`` and ``ImageLoadersManager/shared``.
+    /// The shared manager: ``ImageCache/shared`` and ``ImageLoadersManager/shared`` (which
+    /// loads http, https and data URLs; `file:` is off, see ``LoaderSchemes``).
     public static let shared = ImageManager(cache: ImageCache.shared, loader: ImageLoadersManager.shared)
 
     /// The cache loads query and store in, unless their context names another.
     public let imageCache: any ImageCaching
     /// The loader loads download with, unless their context names another.
     public let imageLoader: any ImageLoader
-    /// The serial queue callbacks run on when a load's context names none.
+    /// The serial queue the callback form's results run on when a load's context names none.
     public let callbackQueue: DispatchQueue
-    /// Where the pipeline's stages run between the cache, the loader and the decode
-    /// queue: short bookkeeping only (user hooks run on ``DecodeQueue/shared``, I/O on
-    /// ``BlockingIOPool/shared``), so one serial queue keeps each load's results in order.
-    let workQueue = DispatchQueue(label: "WebImage.ImageManager.pipeline")
+    /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
+    /// originals run. Default ``DecodeQueue/shared``.
+    public let decodeQueue: DecodeQueue
 
     private struct Settings {
         weak var delegate: (any ImageManagerDelegate)?
@@ -66,7 +75,8 @@ public final class ImageManager: Sendable {
     }
     private let settings = Mutex(Settings())
     let failedURLs: FailedURLSet
-    private let running = Mutex<[ObjectIdentifier: CombinedOperation]>([:])
+    /// Loads not ended yet, and background revalidations: what ``cancelAll()`` reaches.
+    private let running = Mutex<(loads: [ObjectIdentifier: ImageTask], revalidations: [ObjectIdentifier: ImageLoadToken])>(([:], [:]))
     static let logger = Logger(label: "WebImage.ImageManager")
 
     /// Creates a manager over `cache` and `loader`.
@@ -74,20 +84,25 @@ public final class ImageManager: Sendable {
     /// - Parameters:
     ///   - callbackQueue: where callbacks run by default; `nil` creates a serial queue for
     ///     this manager.
+    ///   - decodeQueue: where the user hooks and lazy decodes run (see ``decodeQueue``).
     ///   - failedURLPolicy: how long failed URLs stay blocked and how many are kept
     ///     (default one hour, 10,000 URLs).
     public convenience init(
         cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
-        callbackQueue: DispatchQueue? = nil, failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
+        callbackQueue: DispatchQueue? = nil, decodeQueue: DecodeQueue = .shared,
+        failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
     ) {
-        self.init(cache: cache, loader: loader, callbackQueue: callbackQueue, failedURLs: FailedURLSet(policy: failedURLPolicy))
+        self.init(cache: cache, loader: loader, callbackQueue: callbackQueue, decodeQueue: decodeQueue,
+                  failedURLs: FailedURLSet(policy: failedURLPolicy))
     }
 
     /// Creates a manager with its own block list (tests pass one with their clock).
-    init(cache: any ImageCaching, loader: any ImageLoader, callbackQueue: DispatchQueue?, failedURLs: FailedURLSet) {
+    init(cache: any ImageCaching, loader: any ImageLoader, callbackQueue: DispatchQueue?, decodeQueue: DecodeQueue = .shared,
+         failedURLs: FailedURLSet) {
         imageCache = cache
         imageLoader = loader
         self.failedURLs = failedURLs
+        self.decodeQueue = decodeQueue
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "WebImage.ImageManager.callbacks")
     }
 
@@ -160,7 +175,7 @@ public final class ImageManager: Sendable {
         return filter(url)
     }
 
-    private func thumbnailKey(_ key: String, context: WebImageContext) -> String {
+    func thumbnailKey(_ key: String, context: WebImageContext) -> String {
         guard let size = context.thumbnailPixelSize else { return key }
         return CacheKey.thumbnailed(key, pixelSize: size, preserveAspectRatio: context.preserveAspectRatio)
     }
@@ -179,79 +194,34 @@ public final class ImageManager: Sendable {
     // MARK: Running loads
 
     /// Whether any load of this manager has not ended yet.
-    public var isRunning: Bool { running.withLock { !$0.isEmpty } }
+    public var isRunning: Bool { running.withLock { !$0.loads.isEmpty } }
 
     /// How many loads of this manager have not ended yet.
-    public var runningOperationCount: Int { running.withLock { $0.count } }
+    public var runningOperationCount: Int { running.withLock { $0.loads.count } }
 
-    /// Cancels every running load; each completion gets ``WebImageError/Code/cancelled``.
+    /// Cancels every running load (each ends with ``WebImageError/Code/cancelled``) and
+    /// every background revalidation (``HTTPCachePolicy/respectHeaders``'
+    /// `stale-while-revalidate`).
     public func cancelAll() {
-        for operation in running.withLock({ Array($0.values) }) { operation.cancel() }
+        let (loads, revalidations) = running.withLock { (Array($0.loads.values), Array($0.revalidations.values)) }
+        for task in loads { task.cancel() }
+        for token in revalidations { token.cancel() }
     }
 
-    // MARK: Loading
-
-    /// Loads `url`: from the caches, else from the loader; transforms and stores it.
-    ///
-    /// `completed` runs on the context's callback queue (default ``callbackQueue``) with
-    /// any partial images (``WebImageOptions/progressiveLoad``, `isFinished == false`),
-    /// then the final result or error. With ``WebImageOptions/refreshCached`` a cached
-    /// image may be followed by a second, refreshed one. With
-    /// ``WebImageOptions/queryMemorySync`` a memory hit calls `completed` on this thread
-    /// before the call returns. `progress` gets bytes received and expected.
-    ///
-    /// - Returns: the operation; cancelling it delivers ``WebImageError/Code/cancelled`` once.
-    @discardableResult
-    public func loadImage(
-        with url: URL?,
-        options: WebImageOptions = [],
-        context: WebImageContext = WebImageContext(),
-        progress: ImageLoaderProgress? = nil,
-        completed: @escaping @Sendable (ImageLoadResult) -> Void
-    ) -> CombinedOperation {
-        startLoad(with: url, options: options, context: context, progress: progress) { result, _ in
-            if let result { completed(result) }
-        }
+    /// Counts `task` as running until it ends.
+    func register(_ task: ImageTask) {
+        let id = ObjectIdentifier(task)
+        running.withLock { $0.loads[id] = task }
+        task.setOnEnd { [weak self] in self?.running.withLock { _ = $0.loads.removeValue(forKey: id) } }
     }
 
-    /// The common start of every entry point; `handler` also learns which result is last.
-    func startLoad(
-        with url: URL?, options: WebImageOptions, context: WebImageContext,
-        progress: ImageLoaderProgress?, handler: @escaping CombinedOperation.Handler
-    ) -> CombinedOperation {
-        let queue = context.callbackQueue ?? callbackQueue
-        let operation = CombinedOperation(url: url, callbackQueue: queue, priority: options.loadPriority, handler: handler)
-        guard let url, !url.absoluteString.isEmpty else {
-            operation.deliver(.failure(WebImageError(.invalidURL, "The image URL is empty"), url: url), isLast: true, inline: false)
-            return operation
+    /// Keeps a background revalidation's token while `work` runs, so ``cancelAll()`` reaches it.
+    func trackRevalidation(_ token: ImageLoadToken, _ work: @escaping @Sendable () async -> Void) {
+        let id = ObjectIdentifier(token)
+        running.withLock { $0.revalidations[id] = token }
+        Task { [weak self] in
+            await work()
+            self?.running.withLock { _ = $0.revalidations.removeValue(forKey: id) }
         }
-        if !options.contains(.retryFailed), let cause = failedURLs.entry(for: url) {
-            WebImageMetrics.blockedLoads.increment()
-            let error = WebImageError(
-                .blackListed, "\(url.redactedForLog) failed before (\(cause.code.name): \(cause.message)); pass retryFailed to try it again",
-                underlying: cause)
-            operation.deliver(.failure(error, url: url), isLast: true, inline: false)
-            return operation
-        }
-        let original = originalCacheKey(for: url, context: context)
-        let transformer = context.imageTransformer ?? transformer
-        var load = ManagedLoad(
-            url: url, options: options, context: context,
-            key: cacheKey(for: url, options: options, context: context), originalKey: original,
-            sourceKey: original.map { thumbnailKey($0, context: context) }, transformer: transformer,
-            cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader,
-            queue: workQueue, progress: Self.delivering(progress, on: queue), operation: operation)
-        load.httpCachePolicy = context.httpCachePolicy ?? httpCachePolicy
-        let id = ObjectIdentifier(operation)
-        running.withLock { $0[id] = operation }
-        operation.setOnEnd { [weak self] in self?.running.withLock { _ = $0.removeValue(forKey: id) } }
-        queryCache(load)
-        return operation
-    }
-
-    /// `progress` moved to the caller's callback queue (loaders report on the pipeline's).
-    private static func delivering(_ progress: ImageLoaderProgress?, on queue: DispatchQueue) -> ImageLoaderProgress? {
-        guard let progress else { return nil }
-        return { received, expected in queue.async { progress(received, expected) } }
     }
 }

@@ -5,8 +5,8 @@ import Foundation
 /// Every method has a default implementation that keeps the manager's normal behaviour,
 /// so implement only what you need. The manager keeps its delegate weakly. The decisions
 /// (``shouldDownloadImage(for:)``, ``shouldBlockFailedURL(_:error:)``) run on the
-/// manager's pipeline queue and must return quickly; ``transformDownloadedImage(_:for:)``
-/// runs on ``DecodeQueue/shared``, possibly several at once for different loads. None
+/// load's task and must return quickly; ``transformDownloadedImage(_:for:)``
+/// runs on the manager's ``ImageManager/decodeQueue``, possibly several at once for different loads. None
 /// runs while a library lock is held.
 public protocol ImageManagerDelegate: AnyObject, Sendable {
     /// Whether to download `url` after a cache miss. Returning `false` completes the load

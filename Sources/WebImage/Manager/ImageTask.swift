@@ -11,12 +11,13 @@ import Synchronization
 /// let response = try await task.response      // ImageResponse, or a thrown WebImageError
 /// ```
 ///
-/// The load starts when the task is created (``ImageManager/imageTask(with:options:context:)``)
-/// and runs the same pipeline as the callback API. ``progress`` and ``previews`` are
-/// single-consumer streams that end when the load ends; values produced before a stream
-/// is first read are not replayed (except the latest preview). ``response`` can be
-/// awaited any number of times, from any task; cancelling a task that awaits it cancels
-/// the load. Thread-safe.
+/// Every load of an ``ImageManager`` has one, whichever API started it: the pipeline
+/// reports its results here, and the callback API, ``ImageManager/loadImageStream(with:options:context:)``
+/// and the view layer listen to it. ``progress`` and ``previews`` are single-consumer
+/// streams that end when the load ends; values produced before a stream is first read
+/// are not replayed (except the latest preview). ``response`` can be awaited any number of
+/// times, from any task; cancelling a task that awaits it cancels the load. Thread-safe;
+/// nothing is called under its lock.
 public final class ImageTask: Sendable, Hashable {
     /// Bytes received so far and the bytes expected (`-1` when unknown).
     public struct Progress: Sendable, Hashable {
@@ -31,30 +32,59 @@ public final class ImageTask: Sendable, Hashable {
         case running, cancelled, completed
     }
 
+    /// What a listener hears (the callback adapter, the stream).
+    enum Event: Sendable {
+        case progress(received: Int, expected: Int)
+        /// A result: partial (`isFinished == false`), final, or `nil` with `isLast` for a
+        /// load that ended without a further result (a refresh that found the image unchanged).
+        case result(ImageLoadResult?, isLast: Bool)
+    }
+
     /// The URL being loaded.
     public let url: URL
 
     private struct Shared {
-        var result: Result<ImageResponse, WebImageError>?
+        var response: Result<ImageResponse, WebImageError>?
         var waiters: [CheckedContinuation<Result<ImageResponse, WebImageError>, Never>] = []
         var progress: AsyncStream<Progress>.Continuation?
         var previews: AsyncStream<ImageResponse>.Continuation?
         var latestPreview: ImageResponse?
-        var operation: CombinedOperation?
+        var listener: (@Sendable (Event) -> Void)?
+        var loaderToken: ImageLoadToken?
+        var runner: Task<Void, Never>?
+        var onEnd: (@Sendable () -> Void)?
         var isCancelled = false
+        var isEnded = false
         var priority: ImageLoadPriority
+        /// Deliveries decided under the lock, run in order after it is released.
+        var outbox: [@Sendable () -> Void] = []
+        /// Whether a thread is running the outbox (see ``drain()``).
+        var isDraining = false
+
+        /// Queues `action`; `true` when the caller must ``drain()`` after unlocking.
+        mutating func send(_ action: @escaping @Sendable () -> Void) -> Bool {
+            outbox.append(action)
+            defer { isDraining = true }
+            return !isDraining
+        }
     }
     private let shared: Mutex<Shared>
 
-    init(url: URL, priority: ImageLoadPriority) {
+    /// Whether anyone can hear progress: not a load of ``ImageManager/loadImage(with:options:context:)``,
+    /// whose task is never handed out (so the downloader need not report it).
+    let reportsProgress: Bool
+
+    init(url: URL, priority: ImageLoadPriority, reportsProgress: Bool = true, listener: (@Sendable (Event) -> Void)? = nil) {
         self.url = url
-        shared = Mutex(Shared(priority: priority))
+        self.reportsProgress = reportsProgress
+        shared = Mutex(Shared(listener: listener, priority: priority))
     }
 
     /// A task that is already over (a memory hit or an immediate failure).
     init(url: URL, finished result: Result<ImageResponse, WebImageError>) {
         self.url = url
-        shared = Mutex(Shared(result: result, priority: .normal))
+        reportsProgress = false
+        shared = Mutex(Shared(response: result, isEnded: true, priority: .normal))
     }
 
     // MARK: Public API
@@ -63,11 +93,11 @@ public final class ImageTask: Sendable, Hashable {
     /// after ``cancel()``). Cancelling the awaiting Swift task cancels the load.
     public var response: ImageResponse {
         get async throws(WebImageError) {
-            if let result = shared.withLock({ $0.result }) { return try result.get() }
+            if let result = shared.withLock({ $0.response }) { return try result.get() }
             let result = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let ready = shared.withLock { s -> Result<ImageResponse, WebImageError>? in
-                        if let result = s.result { return result }
+                        if let response = s.response { return response }
                         s.waiters.append(continuation)
                         return nil
                     }
@@ -83,12 +113,12 @@ public final class ImageTask: Sendable, Hashable {
     /// Progress of the download, throttled as the downloader reports it; ends with the load.
     public var progress: AsyncStream<Progress> {
         let (stream, continuation) = AsyncStream<Progress>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        let finishNow = shared.withLock { s -> Bool in
-            guard s.result == nil else { return true }
-            s.progress?.finish()
-            s.progress = continuation
-            return false
+        let (finishNow, replaced) = shared.withLock { s -> (Bool, AsyncStream<Progress>.Continuation?) in
+            guard !s.isEnded else { return (true, nil) }
+            defer { s.progress = continuation }
+            return (false, s.progress)
         }
+        replaced?.finish()
         if finishNow { continuation.finish() }
         return stream
     }
@@ -97,13 +127,14 @@ public final class ImageTask: Sendable, Hashable {
     /// kept when the reader is slow; ends with the load.
     public var previews: AsyncStream<ImageResponse> {
         let (stream, continuation) = AsyncStream<ImageResponse>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let finishNow = shared.withLock { s -> Bool in
-            guard s.result == nil else { return true }
-            s.previews?.finish()
-            s.previews = continuation
+        let (finishNow, replaced) = shared.withLock { s -> (Bool, AsyncStream<ImageResponse>.Continuation?) in
+            guard s.response == nil else { return (true, nil) }
+            defer { s.previews = continuation }
+            // No one reads the new stream yet, so this yield resumes nothing.
             if let latest = s.latestPreview { continuation.yield(latest) }
-            return false
+            return (false, s.previews)
         }
+        replaced?.finish()
         if finishNow { continuation.finish() }
         return stream
     }
@@ -113,11 +144,11 @@ public final class ImageTask: Sendable, Hashable {
     public var priority: ImageLoadPriority {
         get { shared.withLock { $0.priority } }
         set {
-            let operation = shared.withLock { s -> CombinedOperation? in
+            let token = shared.withLock { s -> ImageLoadToken? in
                 s.priority = newValue
-                return s.operation
+                return s.loaderToken
             }
-            operation?.priority = newValue
+            token?.priority = newValue
         }
     }
 
@@ -125,20 +156,22 @@ public final class ImageTask: Sendable, Hashable {
     public var state: State {
         shared.withLock { s in
             if s.isCancelled { return .cancelled }
-            return s.result == nil ? .running : .completed
+            return s.response == nil ? .running : .completed
         }
     }
 
-    /// Stops the load; ``response`` throws ``WebImageError/Code/cancelled``. Does nothing
-    /// once the load ended.
+    /// Stops the load: ``response`` throws ``WebImageError/Code/cancelled`` and a
+    /// listener gets it as the last result at once. Does nothing once the load ended.
     public func cancel() {
-        let operation = shared.withLock { s -> CombinedOperation? in
-            guard s.result == nil, !s.isCancelled else { return nil }
+        let taken = shared.withLock { s -> (ImageLoadToken?, Task<Void, Never>?)? in
+            guard !s.isEnded, !s.isCancelled else { return nil }
             s.isCancelled = true
-            return s.operation
+            return (s.loaderToken, s.runner)
         }
-        // Without an operation yet, `attach` sees the flag and cancels it.
-        operation?.cancel()
+        guard let (token, runner) = taken else { return }
+        token?.cancel()
+        runner?.cancel()
+        finish(.failure(.cancelled("The image load was cancelled"), url: url), isLast: true)
     }
 
     public static func == (lhs: ImageTask, rhs: ImageTask) -> Bool { lhs === rhs }
@@ -146,70 +179,130 @@ public final class ImageTask: Sendable, Hashable {
 
     // MARK: Pipeline side
 
-    /// Connects the running operation; applies a priority set or a cancel that came first.
-    func attach(_ operation: CombinedOperation) {
+    /// Whether ``cancel()`` was called.
+    var isCancelled: Bool { shared.withLock { $0.isCancelled } }
+
+    /// Whether the load ended: its last result was delivered, or it was cancelled.
+    var isEnded: Bool { shared.withLock { $0.isEnded } }
+
+    /// Keeps the Swift task running the pipeline, so ``cancel()`` cancels it.
+    func setRunner(_ runner: Task<Void, Never>) {
+        let cancelNow = shared.withLock { s -> Bool in
+            s.runner = s.isEnded ? nil : runner
+            return s.isCancelled
+        }
+        if cancelNow { runner.cancel() }
+    }
+
+    /// Runs `onEnd` once when the load ends, before its last result reaches anyone (it
+    /// runs under the task's lock: it must only update a registry).
+    func setOnEnd(_ onEnd: @escaping @Sendable () -> Void) {
+        let runNow = shared.withLock { s -> Bool in
+            if !s.isEnded { s.onEnd = onEnd }
+            return s.isEnded
+        }
+        if runNow { onEnd() }
+    }
+
+    /// Connects the download's token: priority changes reach it, and a cancel cancels it.
+    func attach(_ token: ImageLoadToken) {
         let (cancelNow, priority) = shared.withLock { s -> (Bool, ImageLoadPriority) in
-            s.operation = operation
+            if !s.isCancelled { s.loaderToken = token }
             return (s.isCancelled, s.priority)
         }
-        if cancelNow {
-            operation.cancel()
-        } else if operation.priority != priority {
-            operation.priority = priority
-        }
+        if cancelNow { token.cancel() } else if token.priority != priority { token.priority = priority }
     }
 
     func reportProgress(received: Int, expected: Int) {
-        let continuation = shared.withLock { $0.progress }
-        continuation?.yield(Progress(completed: received, total: expected))
+        let mustDrain = shared.withLock { s -> Bool in
+            guard !s.isEnded else { return false }
+            let (stream, listener) = (s.progress, s.listener)
+            return s.send {
+                stream?.yield(Progress(completed: received, total: expected))
+                listener?(.progress(received: received, expected: expected))
+            }
+        }
+        if mustDrain { drain() }
     }
 
-    /// Takes one callback result: a preview, or the final result (later ones, such as
-    /// a refreshCached second image, are ignored: the response is the first final one).
-    func receive(_ result: ImageLoadResult?, isLast: Bool) {
-        if let result, !result.isFinished, result.error == nil, let image = result.image {
+    /// Runs the outbox after the lock is released, one thread at a time, so deliveries
+    /// keep the order they were decided in (a partial image from a decode thread never
+    /// follows the final result) while no stream, continuation or listener is ever
+    /// called under the lock: resuming a continuation there could deadlock against a
+    /// cancellation handler that calls ``cancel()`` while the runtime holds its task's lock.
+    private func drain() {
+        while true {
+            let batch = shared.withLock { s -> [@Sendable () -> Void]? in
+                guard !s.outbox.isEmpty else {
+                    s.isDraining = false
+                    return nil
+                }
+                defer { s.outbox = [] }
+                return s.outbox
+            }
+            guard let batch else { return }
+            for action in batch { action() }
+        }
+    }
+
+    /// Takes one result from the pipeline: a partial image (a preview), a final result (the
+    /// first one is the ``response``; a refreshCached second image only reaches the
+    /// listener), or with `isLast` the end of the load.
+    ///
+    /// The listener, the streams and the awaiting tasks are fed after the task's lock is
+    /// released, in the order decided under it (see ``drain()``).
+    func finish(_ result: ImageLoadResult?, isLast: Bool) {
+        if let result, !result.isFinished {
+            guard result.error == nil, let image = result.image else { return }
             let preview = ImageResponse(
                 image: image, url: url, cacheType: result.cacheType, cacheKey: result.cacheKey, isPreview: true)
-            let continuation = shared.withLock { s -> AsyncStream<ImageResponse>.Continuation? in
-                guard s.result == nil else { return nil }
+            let mustDrain = shared.withLock { s -> Bool in
+                guard !s.isEnded, s.response == nil else { return false }
                 s.latestPreview = preview
-                return s.previews
+                let (previews, listener) = (s.previews, s.listener)
+                return s.send {
+                    previews?.yield(preview)
+                    listener?(.result(result, isLast: false))
+                }
             }
-            continuation?.yield(preview)
+            if mustDrain { drain() }
             return
         }
-        guard result != nil || isLast else { return }
-        let outcome: Result<ImageResponse, WebImageError>
-        if let result {
+        let response = result.map { result -> Result<ImageResponse, WebImageError> in
             do throws(WebImageError) {
-                outcome = .success(try ImageResponse(result, url: url))
+                return .success(try ImageResponse(result, url: url))
             } catch {
-                outcome = .failure(error)
+                return .failure(error)
             }
-        } else {
-            outcome = .failure(WebImageError(.cacheNotModified, "The load ended without an image"))
-        }
-        finish(outcome)
-    }
-
-    func finish(_ outcome: Result<ImageResponse, WebImageError>) {
-        let taken = shared.withLock { s -> (waiters: [CheckedContinuation<Result<ImageResponse, WebImageError>, Never>],
-                                           progress: AsyncStream<Progress>.Continuation?,
-                                           previews: AsyncStream<ImageResponse>.Continuation?)? in
-            guard s.result == nil else { return nil }
-            s.result = outcome
-            s.latestPreview = nil
-            s.operation = nil
-            defer {
-                s.waiters = []
-                s.progress = nil
-                s.previews = nil
+        } ?? .failure(WebImageError(.cacheNotModified, "The load ended without an image"))
+        let (ended, mustDrain) = shared.withLock { s -> (Bool?, Bool) in
+            guard !s.isEnded else { return (nil, false) }
+            var waiters: [CheckedContinuation<Result<ImageResponse, WebImageError>, Never>] = []
+            var previews: AsyncStream<ImageResponse>.Continuation?
+            if s.response == nil {
+                s.response = response
+                s.latestPreview = nil
+                (waiters, s.waiters) = (s.waiters, [])
+                (previews, s.previews) = (s.previews, nil)
             }
-            return (s.waiters, s.progress, s.previews)
+            var progress: AsyncStream<Progress>.Continuation?
+            if isLast {
+                s.isEnded = true
+                // Off the manager's running list before anyone hears the load ended.
+                s.onEnd?()
+                progress = s.progress
+            }
+            let listener = s.listener
+            if isLast { (s.progress, s.listener, s.onEnd, s.loaderToken, s.runner) = (nil, nil, nil, nil, nil) }
+            let mustDrain = s.send { [waiters, previews, progress] in
+                for waiter in waiters { waiter.resume(returning: response) }
+                previews?.finish()
+                progress?.finish()
+                listener?(.result(result, isLast: isLast))
+            }
+            return (isLast, mustDrain)
         }
-        guard let taken else { return }
-        taken.progress?.finish()
-        taken.previews?.finish()
-        for waiter in taken.waiters { waiter.resume(returning: outcome) }
+        if mustDrain { drain() }
+        if ended == true, let error = result?.error { WebImageMetrics.countFailure(error.code) }
     }
 }

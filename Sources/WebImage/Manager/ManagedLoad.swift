@@ -1,7 +1,7 @@
-import Dispatch
 import Foundation
 
-/// Everything one ``ImageManager`` load decided up front, handed from stage to stage.
+/// Everything one ``ImageManager`` load decided up front, handed from stage to stage,
+/// and the ``ImageTask`` its results go to.
 struct ManagedLoad: Sendable {
     let url: URL
     let options: WebImageOptions
@@ -16,13 +16,13 @@ struct ManagedLoad: Sendable {
     let transformer: (any ImageTransformer)?
     let cache: any ImageCaching
     let loader: any ImageLoader
-    /// The manager's pipeline queue, where the stages run; results go to the
-    /// operation's callback queue.
-    let queue: DispatchQueue
-    let progress: ImageLoaderProgress?
-    let operation: CombinedOperation
+    /// Where the results, progress and cancellation of this load live.
+    let task: ImageTask
     /// Whether cached entries follow their HTTP caching headers.
     var httpCachePolicy: HTTPCachePolicy = .ignoreHeaders
+    /// A cache hit already delivered before the pipeline started (the callback form's
+    /// synchronous answer with ``WebImageOptions/refreshCached``).
+    var deliveredHit: ImageCacheQueryResult?
 
     /// Whether the result is derived from the original (a thumbnail or a transform), so
     /// its pixels match no encoded data and it is kept apart from the original.
@@ -41,7 +41,7 @@ struct ManagedLoad: Sendable {
     /// entry for derived results, the result's own otherwise.
     var validatorKey: String? { originalKey }
 
-    /// A finished result for this load.
+    /// A result of this load.
     func result(
         image: DecodedImage?, data: Data?, cacheType: ImageCacheType, isFinished: Bool = true,
         http: HTTPResponseInfo? = nil
@@ -51,19 +51,30 @@ struct ManagedLoad: Sendable {
             isFinished: isFinished, cacheKey: key, http: http)
     }
 
+    /// The result of a cache hit.
+    func result(_ hit: ImageCacheQueryResult) -> ImageLoadResult {
+        result(image: hit.image, data: hit.data, cacheType: hit.cacheType)
+    }
+
+    /// A finished failure of this load.
+    func failure(_ error: WebImageError) -> ImageLoadResult {
+        .failure(error, url: url, cacheKey: key)
+    }
+
     /// This load with `extra` options added (for example ``WebImageOptions/cacheMemoryOnly``
     /// for a `no-store` response).
     func adding(_ extra: WebImageOptions) -> ManagedLoad {
         var copy = ManagedLoad(
             url: url, options: options.union(extra), context: context, key: key, originalKey: originalKey,
-            sourceKey: sourceKey, transformer: transformer, cache: cache, loader: loader, queue: queue,
-            progress: progress, operation: operation)
+            sourceKey: sourceKey, transformer: transformer, cache: cache, loader: loader, task: task)
         copy.httpCachePolicy = httpCachePolicy
+        copy.deliveredHit = deliveredHit
         return copy
     }
 
-    /// A finished failure for this load.
-    func failure(_ error: WebImageError) -> ImageLoadResult {
-        .failure(error, url: url, cacheKey: key)
+    /// Throws ``WebImageError/Code/cancelled`` once the load was cancelled (its task, or
+    /// the Swift task running it).
+    func checkCancelled() throws(WebImageError) {
+        if task.isCancelled || Task.isCancelled { throw .cancelled("The image load was cancelled") }
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// The one place where a manager context becomes a loader or cache context.
@@ -8,10 +7,8 @@ extension WebImageContext {
         options.contains(.scaleDownLargeImages) ? ImageLoaderContext.defaultScaleDownLimitBytes : nil
     }
 
-    /// The loader context for downloading `key`, calling back on `queue`.
-    func loaderContext(
-        options: WebImageOptions, key: String, queue: DispatchQueue, validators: HTTPValidators? = nil
-    ) -> ImageLoaderContext {
+    /// The loader context for downloading `key`.
+    func loaderContext(options: WebImageOptions, key: String, validators: HTTPValidators? = nil) -> ImageLoaderContext {
         let decode = ImageDecodeOptions(
             thumbnailPixelSize: thumbnailPixelSize,
             preserveAspectRatio: preserveAspectRatio,
@@ -24,18 +21,16 @@ extension WebImageContext {
             requestModifier: downloadRequestModifier,
             responseModifier: downloadResponseModifier,
             coders: imageCoder,
-            callbackQueue: queue,
             retryPolicy: retryPolicy)
     }
 
-    /// The cache context for a query calling back on `queue`; `thumbnail` decodes the
-    /// disk data to the context's thumbnail size (used for the original-data query).
-    func cacheContext(options: WebImageOptions, queue: DispatchQueue, thumbnail: Bool) -> ImageCacheContext {
+    /// The cache context for a query; `thumbnail` decodes the disk data to the context's
+    /// thumbnail size (used for the original-data query).
+    func cacheContext(options: WebImageOptions, thumbnail: Bool) -> ImageCacheContext {
         ImageCacheContext(
             thumbnailPixelSize: thumbnail ? thumbnailPixelSize : nil,
             preserveAspectRatio: preserveAspectRatio,
             scaleDownLimitBytes: scaleDownLimit(options),
-            scale: imageScaleFactor,
-            callbackQueue: queue)
+            scale: imageScaleFactor)
     }
 }

@@ -21,7 +21,8 @@ public struct WebImageContext: Sendable {
     /// it must be quick.
     public typealias CacheKeyFilter = @Sendable (URL) -> String?
     /// Gives the bytes to store on disk for a downloaded image (its original `data`, or
-    /// something else); `nil` stores nothing on disk. Runs on ``DecodeQueue/shared``, so
+    /// something else); `nil` stores nothing on disk. Runs on the manager's
+    /// ``ImageManager/decodeQueue``, so
     /// it may encode.
     public typealias CacheSerializer = @Sendable (_ image: DecodedImage, _ data: Data?, _ url: URL) -> Data?
 

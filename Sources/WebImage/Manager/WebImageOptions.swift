@@ -16,9 +16,6 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// Deliver the cached image, then revalidate it with the server (ETag / Last-Modified)
     /// and deliver the new image only when it changed.
     public static let refreshCached = WebImageOptions(rawValue: 1 << 3)
-    /// Accepted for source compatibility; has no effect off Apple platforms, where there
-    /// is no background-task API to ask for more time.
-    public static let continueInBackground = WebImageOptions(rawValue: 1 << 4)
     /// Send and store cookies, using the downloader's in-memory cookie jar.
     public static let handleCookies = WebImageOptions(rawValue: 1 << 5)
     /// Accept TLS certificates that do not verify (self-signed, expired). Insecure.
@@ -36,11 +33,13 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let scaleDownLargeImages = WebImageOptions(rawValue: 1 << 11)
     /// On a memory hit, also read the encoded data from disk (asynchronously).
     public static let queryMemoryData = WebImageOptions(rawValue: 1 << 12)
-    /// With `queryMemoryData`: read the data synchronously.
+    /// With `queryMemoryData`, callback form only: read the data synchronously on the
+    /// calling thread (blocking it). The `async` API reads it without blocking.
     public static let queryMemoryDataSync = WebImageOptions(rawValue: 1 << 13)
-    /// On a memory miss, read and decode from disk synchronously on the calling thread;
-    /// a cache hit then completes before `loadImage` returns. Needs an ``ImageCache``
-    /// (other caches are queried as usual).
+    /// Callback form only: on a memory miss, read and decode from disk synchronously on
+    /// the calling thread (blocking it); a cache hit then completes before `loadImage`
+    /// returns. Needs an ``ImageCache`` (other caches are queried as usual). The `async`
+    /// API reads the disk without blocking whatever this says.
     public static let queryDiskDataSync = WebImageOptions(rawValue: 1 << 14)
     /// Never download: a cache miss fails with ``WebImageError/Code/notInCache``.
     public static let fromCacheOnly = WebImageOptions(rawValue: 1 << 15)
@@ -50,9 +49,6 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let avoidDecodeImage = WebImageOptions(rawValue: 1 << 17)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = WebImageOptions(rawValue: 1 << 18)
-    /// Decode every frame of an animation up front. That is what a load does unless it
-    /// asks for ``lazyAnimatedImage``, so this is accepted and has no extra effect.
-    public static let preloadAllFrames = WebImageOptions(rawValue: 1 << 19)
     /// Call the completion only after the image was written to the disk cache.
     public static let waitStoreCache = WebImageOptions(rawValue: 1 << 20)
     /// View layer: a new load on a target does not cancel the one already running.
@@ -96,15 +92,14 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// Every option by its name, as the command line's `--option NAME` takes them.
     public static let byName: [String: WebImageOptions] = [
         "retryFailed": .retryFailed, "lowPriority": .lowPriority, "progressiveLoad": .progressiveLoad,
-        "refreshCached": .refreshCached, "continueInBackground": .continueInBackground,
-        "handleCookies": .handleCookies, "allowInvalidSSLCertificates": .allowInvalidSSLCertificates,
+        "refreshCached": .refreshCached, "handleCookies": .handleCookies, "allowInvalidSSLCertificates": .allowInvalidSSLCertificates,
         "highPriority": .highPriority, "delayPlaceholder": .delayPlaceholder,
         "transformAnimatedImage": .transformAnimatedImage, "avoidAutoSetImage": .avoidAutoSetImage,
         "scaleDownLargeImages": .scaleDownLargeImages, "queryMemoryData": .queryMemoryData,
         "queryMemoryDataSync": .queryMemoryDataSync, "queryDiskDataSync": .queryDiskDataSync,
         "fromCacheOnly": .fromCacheOnly, "fromLoaderOnly": .fromLoaderOnly,
         "avoidDecodeImage": .avoidDecodeImage, "decodeFirstFrameOnly": .decodeFirstFrameOnly,
-        "preloadAllFrames": .preloadAllFrames, "waitStoreCache": .waitStoreCache,
+        "waitStoreCache": .waitStoreCache,
         "avoidAutoCancelImage": .avoidAutoCancelImage, "cacheMemoryOnly": .cacheMemoryOnly,
         "queryMemorySync": .queryMemorySync, "lazyAnimatedImage": .lazyAnimatedImage,
         "avoidMemoryCache": .avoidMemoryCache,

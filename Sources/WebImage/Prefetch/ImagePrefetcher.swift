@@ -5,24 +5,26 @@ import Synchronization
 /// Loads URLs into the cache ahead of time: SDWebImage's `SDWebImagePrefetcher`.
 ///
 /// ```swift
-/// let token = ImagePrefetcher.shared.prefetchURLs(urls, progress: nil) { finished, skipped in
+/// let result = await ImagePrefetcher.shared.prefetch(urls)
+/// let token = ImagePrefetcher.shared.prefetchURLs(moreURLs, progress: nil) { finished, skipped in
 ///     print("\(finished - skipped) cached")
 /// }
-/// let result = await ImagePrefetcher.shared.prefetch(moreURLs)
 /// ```
 ///
 /// Each call gets its own ``PrefetchToken`` with its own counts; several run at once
 /// without mixing them. Each runs at most ``maxConcurrentPrefetchCount`` loads at a time
 /// through ``manager`` with ``options`` (default ``WebImageOptions/lowPriority``) and
-/// ``context``. Progress and completion run on ``callbackQueue``, a serial queue of the
-/// prefetcher. Thread-safe.
+/// ``context``. ``prefetch(_:progress:)`` runs on the calling task (its loads in tasks of
+/// their own); ``prefetchURLs(_:progress:completed:)`` runs it in a new task. Progress and
+/// completion callbacks run on ``callbackQueue``, a serial queue of the prefetcher.
+/// Thread-safe.
 public final class ImagePrefetcher: Sendable {
     /// The shared prefetcher, loading through ``ImageManager/shared``.
     public static let shared = ImagePrefetcher(manager: .shared)
 
     /// The manager the loads run through.
     public let manager: ImageManager
-    /// Where progress and completion callbacks (and the loads' callbacks) run.
+    /// Where progress and completion callbacks run.
     public let callbackQueue = DispatchQueue(label: "WebImage.ImagePrefetcher.callbacks")
 
     private struct Settings {
@@ -51,8 +53,7 @@ public final class ImagePrefetcher: Sendable {
         set { settings.withLock { $0.options = newValue } }
     }
 
-    /// The context of every load; its callback queue is replaced by ``callbackQueue``.
-    /// Default `WebImageContext()`.
+    /// The context of every load. Default `WebImageContext()`.
     public var context: WebImageContext {
         get { settings.withLock { $0.context } }
         set { settings.withLock { $0.context = newValue } }
@@ -61,7 +62,19 @@ public final class ImagePrefetcher: Sendable {
     /// Whether any prefetch has not completed yet.
     public var isPrefetching: Bool { tokens.withLock { !$0.isEmpty } }
 
-    /// Starts loading `urls` into the cache.
+    /// Loads `urls` into the cache and returns how it went. `progress` runs on
+    /// ``callbackQueue`` after each URL with (finished, total). Cancelling the task
+    /// cancels the prefetch, which then returns with the skipped count.
+    public func prefetch(_ urls: [URL], progress: PrefetchToken.Progress? = nil) async -> PrefetchResult {
+        let token = PrefetchToken(urls: urls)
+        return await withTaskCancellationHandler {
+            await perform(token, progress: progress)
+        } onCancel: {
+            token.cancel()
+        }
+    }
+
+    /// Starts loading `urls` into the cache in a new task.
     ///
     /// `progress` runs after each URL with (finished, total); `completed` runs once with
     /// (finished, skipped) when all are done with, at once (on ``callbackQueue``) for an
@@ -70,37 +83,76 @@ public final class ImagePrefetcher: Sendable {
     public func prefetchURLs(
         _ urls: [URL], progress: PrefetchToken.Progress? = nil, completed: PrefetchToken.Completion? = nil
     ) -> PrefetchToken {
-        let settings = settings.withLock { $0 }
-        let token = PrefetchToken(
-            urls: urls, manager: manager, options: settings.options, context: settings.context,
-            maxConcurrent: settings.maxConcurrentPrefetchCount, queue: callbackQueue, progress: progress,
-            completion: completed
-        ) { [weak self] token in
-            self?.tokens.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(token)) }
+        let token = PrefetchToken(urls: urls)
+        guard !urls.isEmpty else {
+            _ = token.end()
+            callbackQueue.async { completed?(0, 0) }
+            return token
         }
-        tokens.withLock { $0[ObjectIdentifier(token)] = token }
-        token.start()
+        Task {
+            let result = await perform(token, progress: progress)
+            callbackQueue.async { completed?(result.finishedCount, result.skippedCount) }
+        }
         return token
-    }
-
-    /// ``prefetchURLs(_:progress:completed:)`` returning when the prefetch completed.
-    /// Cancelling the task cancels the prefetch (which then completes with the skipped count).
-    public func prefetch(_ urls: [URL], progress: PrefetchToken.Progress? = nil) async -> PrefetchResult {
-        let slot = CancellationSlot()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let token = prefetchURLs(urls, progress: progress) { finished, skipped in
-                    continuation.resume(returning: PrefetchResult(finishedCount: finished, skippedCount: skipped))
-                }
-                slot.set { token.cancel() }
-            }
-        } onCancel: {
-            slot.cancel()
-        }
     }
 
     /// Cancels every prefetch of this prefetcher; each completes with its skipped count.
     public func cancelPrefetching() {
         for token in tokens.withLock({ Array($0.values) }) { token.cancel() }
+    }
+
+    /// Runs one prefetch: at most ``maxConcurrentPrefetchCount`` loads at once, a new one
+    /// as each ends, none after a cancel.
+    private func perform(_ token: PrefetchToken, progress: PrefetchToken.Progress?) async -> PrefetchResult {
+        let id = ObjectIdentifier(token)
+        tokens.withLock { $0[id] = token }
+        defer { tokens.withLock { _ = $0.removeValue(forKey: id) } }
+        let current = settings.withLock { $0 }
+        let (queue, total) = (callbackQueue, token.urls.count)
+        await withTaskGroup(of: Void.self) { group in
+            var next = token.urls.startIndex
+            func startNext() {
+                guard !token.isCancelled, next < token.urls.endIndex else { return }
+                let url = token.urls[next]
+                next += 1
+                group.addTask { [manager] in
+                    let (load, cached) = await Self.load(url, manager: manager, options: current.options,
+                                                         context: current.context, token: token)
+                    guard let progress else {
+                        _ = token.count(load, cached: cached)
+                        return
+                    }
+                    // Counted on the callback queue, so the reports come in counting order.
+                    queue.async { progress(token.count(load, cached: cached), total) }
+                }
+            }
+            for _ in 0..<current.maxConcurrentPrefetchCount { startNext() }
+            while await group.next() != nil { startNext() }
+        }
+        // Every progress report has run (and counted) before the result is read.
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        return token.end()
+    }
+
+    /// One load through the manager; whether its result ended in the cache.
+    private static func load(
+        _ url: URL, manager: ImageManager, options: WebImageOptions, context: WebImageContext, token: PrefetchToken
+    ) async -> (ImageTask?, Bool) {
+        let outcome = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        let task = Mutex<ImageTask?>(nil)
+        let cached = await withCheckedContinuation { continuation in
+            outcome.withLock { $0 = continuation }
+            let load = manager.start(url, options: options, context: context) { event in
+                guard case .result(let result, true) = event else { return }
+                let ok = result.map { $0.error == nil && ($0.image != nil || $0.data != nil) } ?? true
+                outcome.withLock { $0.take() }?.resume(returning: ok)
+            }
+            task.withLock { $0 = load }
+            if load.isEnded || !token.track(load) {
+                load.cancel()
+                outcome.withLock { $0.take() }?.resume(returning: false)
+            }
+        }
+        return (task.withLock { $0 }, cached)
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -19,39 +18,16 @@ public final class PrefetchToken: Sendable {
     public let urls: [URL]
 
     private struct State {
-        var next = 0
         var finished = 0
         var skipped = 0
-        /// Indices claimed and not yet done; their operations once they exist.
-        var active: Set<Int> = []
-        var operations: [Int: CombinedOperation] = [:]
+        var loads: [ObjectIdentifier: ImageTask] = [:]
         var isCancelled = false
-        var completion: Completion?
+        var isFinished = false
     }
-    private let state: Mutex<State>
-    private let manager: ImageManager
-    private let options: WebImageOptions
-    private let context: WebImageContext
-    private let maxConcurrent: Int
-    private let progress: Progress?
-    private let queue: DispatchQueue
-    private let onEnd: @Sendable (PrefetchToken) -> Void
+    private let state = Mutex(State())
 
-    init(
-        urls: [URL], manager: ImageManager, options: WebImageOptions, context: WebImageContext, maxConcurrent: Int,
-        queue: DispatchQueue, progress: Progress?, completion: Completion?, onEnd: @escaping @Sendable (PrefetchToken) -> Void
-    ) {
+    init(urls: [URL]) {
         self.urls = urls
-        self.manager = manager
-        self.options = options
-        var context = context
-        context.callbackQueue = queue
-        self.context = context
-        self.maxConcurrent = max(1, maxConcurrent)
-        self.queue = queue
-        self.progress = progress
-        self.onEnd = onEnd
-        state = Mutex(State(completion: completion ?? { _, _ in }))
     }
 
     /// URLs done with so far.
@@ -59,75 +35,52 @@ public final class PrefetchToken: Sendable {
     /// URLs done with that did not end in the cache so far.
     public var skippedCount: Int { state.withLock { $0.skipped } }
     /// Whether the completion has run (or is scheduled).
-    public var isFinished: Bool { state.withLock { $0.completion == nil } }
+    public var isFinished: Bool { state.withLock { $0.isFinished } }
 
     /// Stops this prefetch: running loads are cancelled, unstarted URLs are skipped, and
     /// the completion follows once the cancelled loads have reported. Other prefetches
     /// are not touched.
     public func cancel() {
-        let operations = state.withLock { s -> [CombinedOperation] in
-            guard !s.isCancelled, s.completion != nil else { return [] }
+        let loads = state.withLock { s -> [ImageTask] in
+            guard !s.isCancelled, !s.isFinished else { return [] }
             s.isCancelled = true
-            let unstarted = urls.count - s.next
-            s.next = urls.count
+            return Array(s.loads.values)
+        }
+        for load in loads { load.cancel() }
+    }
+
+    // MARK: Prefetcher side
+
+    var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    /// Keeps a running load for ``cancel()``; `false` (and the load cancelled) once cancelled.
+    func track(_ load: ImageTask) -> Bool {
+        let cancelled = state.withLock { s -> Bool in
+            if !s.isCancelled { s.loads[ObjectIdentifier(load)] = load }
+            return s.isCancelled
+        }
+        if cancelled { load.cancel() }
+        return !cancelled
+    }
+
+    /// Counts one URL done with; returns the new finished count.
+    func count(_ load: ImageTask?, cached: Bool) -> Int {
+        state.withLock { s in
+            if let load { s.loads[ObjectIdentifier(load)] = nil }
+            s.finished += 1
+            if !cached { s.skipped += 1 }
+            return s.finished
+        }
+    }
+
+    /// Counts the URLs never started as skipped and marks the prefetch finished.
+    func end() -> PrefetchResult {
+        state.withLock { s in
+            let unstarted = urls.count - s.finished
             s.finished += unstarted
             s.skipped += unstarted
-            return Array(s.operations.values)
+            s.isFinished = true
+            return PrefetchResult(finishedCount: s.finished, skippedCount: s.skipped)
         }
-        for operation in operations { operation.cancel() }
-        finishIfDone()
-    }
-
-    /// Starts loads up to the concurrency limit (completes at once for an empty list).
-    func start() {
-        while let next = nextURL() {
-            let (index, url) = next
-            let operation = manager.loadImage(with: url, options: options, context: context) { [self] result in
-                loaded(index: index, result)
-            }
-            let ended = state.withLock { s -> Bool in
-                guard s.active.contains(index) else { return true }
-                s.operations[index] = operation
-                return false
-            }
-            if ended || state.withLock({ $0.isCancelled }) { operation.cancel() }
-        }
-        finishIfDone()
-    }
-
-    /// Claims the next URL, keeping at most `maxConcurrent` running.
-    private func nextURL() -> (Int, URL)? {
-        state.withLock { s -> (Int, URL)? in
-            guard !s.isCancelled, s.next < urls.count, s.active.count < maxConcurrent else { return nil }
-            let index = s.next
-            s.next += 1
-            s.active.insert(index)
-            return (index, urls[index])
-        }
-    }
-
-    private func loaded(index: Int, _ result: ImageLoadResult) {
-        guard result.isFinished else { return }
-        let counts = state.withLock { s -> (Int, Int)? in
-            guard s.active.remove(index) != nil else { return nil }
-            s.operations[index] = nil
-            s.finished += 1
-            if result.error != nil || (result.image == nil && result.data == nil) { s.skipped += 1 }
-            return (s.finished, urls.count)
-        }
-        guard let counts else { return }
-        progress?(counts.0, counts.1)
-        start()
-    }
-
-    private func finishIfDone() {
-        let done = state.withLock { s -> (Completion, Int, Int)? in
-            guard s.finished == urls.count, s.active.isEmpty, let completion = s.completion else { return nil }
-            s.completion = nil
-            return (completion, s.finished, s.skipped)
-        }
-        guard let (completion, finished, skipped) = done else { return }
-        onEnd(self)
-        queue.async { completion(finished, skipped) }
     }
 }

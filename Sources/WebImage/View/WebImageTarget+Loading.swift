@@ -60,7 +60,7 @@ extension WebImageTarget {
             }
             progress?(received, expected)
         }
-        let operation = manager.startLoad(
+        let operation = manager.startOperation(
             with: url, options: options, context: context, progress: reportProgress
         ) { [weak self] result, isLast in
             if let self, state.isCurrent(key: key, id: id) {

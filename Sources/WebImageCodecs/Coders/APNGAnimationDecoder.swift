@@ -14,6 +14,9 @@ final class APNGAnimationDecoder: AnimationDecoder {
     private let reader: APNGReader
     private let keyframes: [Int]
     private let options: ImageDecodeOptions
+    /// The colour the file's chunks declare (`nil` for sRGB, untagged, or options that keep
+    /// stored samples): each frame is converted from it as the eager decoder converts.
+    private let color: ColorSource?
     private let state: Mutex<APNGCompositor?> = Mutex(nil)
 
     /// Reads the chunks; `nil` for a still PNG or an APNG with a single frame.
@@ -22,15 +25,16 @@ final class APNGAnimationDecoder: AnimationDecoder {
     ///   ``WebImageError/Code/imageTooLarge`` when canvas × frames exceeds the limit.
     init?(data: Data, options: ImageDecodeOptions) throws(WebImageError) {
         let found = try WebImageError.typed(as: .badImageData) {
-            try data.withUnsafeBytes { p -> (APNGReader, Orientation, Bool)? in
+            try data.withUnsafeBytes { p -> (APNGReader, Orientation, Bool, ColorSource?)? in
                 let (chunks, complete) = PNGChunk.scan(p)
                 guard var reader = try APNGReader(p, chunks: chunks) else { return nil }
                 // The last frame's data may continue past the cut.
                 if !complete, !reader.dropLastFrame() { return nil }
-                return (reader, PNGCoder.orientation(in: p, chunks: chunks), !complete)
+                return (reader, PNGCoder.orientation(in: p, chunks: chunks), !complete,
+                        PNGCoder.colorSource(in: p, chunks: chunks, options: options))
             }
         }
-        guard let (reader, orientation, isTruncated) = found, reader.frames.count > 1 else { return nil }
+        guard let (reader, orientation, isTruncated, color) = found, reader.frames.count > 1 else { return nil }
         try options.checkPixelLimit(width: reader.width, height: reader.height, frames: reader.frames.count)
         let canvas = PixelSize(width: reader.width, height: reader.height)
         let turns = options.applyOrientation && orientation.swapsDimensions
@@ -42,6 +46,7 @@ final class APNGAnimationDecoder: AnimationDecoder {
         self.reader = reader
         self.keyframes = APNGCompositor.keyframes(of: reader)
         self.options = options
+        self.color = color
     }
 
     var nextFrameIndex: Int {
@@ -80,11 +85,11 @@ final class APNGAnimationDecoder: AnimationDecoder {
                     let isTarget = current.next == index
                     try current.advance(reader, in: p) { canvas in
                         guard isTarget else { return }
-                        let plain = !turns && canvas.width == info.frameSize.width
+                        let plain = !turns && color == nil && canvas.width == info.frameSize.width
                             && canvas.height == info.frameSize.height
                         output = plain
                             ? FrameStorage.copy(canvas, reusing: spare.take())
-                            : PNGCoder.finish(canvas, orientation: info.orientation, options: options)
+                            : PNGCoder.finish(canvas, orientation: info.orientation, options: options, color: color)
                     }
                 }
             }

@@ -14,7 +14,11 @@ public final class DecodeQueue: Sendable {
 
     /// The most work items that run at once.
     public let maxConcurrent: Int
-    private let queue: DispatchQueue
+    /// One serial queue per slot. Serial queues run on libdispatch's overcommitting
+    /// threads, so a coder blocked in one slot holds that slot only; a concurrent queue
+    /// would share the process's few non-overcommitting threads (one per core on Linux)
+    /// with every other queue, and two stuck coders would stall every decode.
+    private let slots: [DispatchQueue]
 
     private struct Item {
         var id: UInt64
@@ -23,13 +27,15 @@ public final class DecodeQueue: Sendable {
     }
     private struct State {
         var running = 0
+        /// The slots no work runs on now.
+        var freeSlots: [Int]
         var nextID: UInt64 = 0
         /// Work waiting for a slot, from `head` on. A slot is emptied when its work is
         /// taken: the closures capture whole loads, which must not outlive their work.
         var waiting: [Item?] = []
         var head = 0
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// The range ``maxConcurrent`` is clamped to: 1…1024.
     public static let concurrencyRange: ClosedRange<Int> = 1...1024
@@ -38,7 +44,9 @@ public final class DecodeQueue: Sendable {
     /// ``concurrencyRange``: 0 or less becomes 1, more than 1024 becomes 1024.
     public init(maxConcurrent: Int, label: String = "WebImage.decode") {
         self.maxConcurrent = min(max(maxConcurrent, Self.concurrencyRange.lowerBound), Self.concurrencyRange.upperBound)
-        queue = DispatchQueue(label: label, qos: .userInitiated, attributes: .concurrent)
+        let count = self.maxConcurrent
+        slots = (0..<count).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
+        state = Mutex(State(freeSlots: Array((0..<count).reversed())))
     }
 
     /// Number of items running now.
@@ -74,16 +82,16 @@ public final class DecodeQueue: Sendable {
         _ work: @escaping @Sendable () -> Void,
         cancelled: @escaping @Sendable () -> Void = {}
     ) -> UInt64 {
-        let (id, startNow) = state.withLock { s -> (UInt64, Bool) in
+        let (id, slot) = state.withLock { s -> (UInt64, Int?) in
             s.nextID += 1
-            if s.running < maxConcurrent {
+            if s.running < maxConcurrent, let slot = s.freeSlots.popLast() {
                 s.running += 1
-                return (s.nextID, true)
+                return (s.nextID, slot)
             }
             s.waiting.append(Item(id: s.nextID, work: work, cancelled: cancelled))
-            return (s.nextID, false)
+            return (s.nextID, nil)
         }
-        if startNow { start(work) }
+        if let slot { start(work, on: slot) }
         return id
     }
 
@@ -96,17 +104,19 @@ public final class DecodeQueue: Sendable {
         removed?.cancelled()
     }
 
-    private func start(_ work: @escaping @Sendable () -> Void) {
-        queue.async {
+    private func start(_ work: @escaping @Sendable () -> Void, on slot: Int) {
+        slots[slot].async {
             work()
-            self.finished()
+            self.finished(slot)
         }
     }
 
-    private func finished() {
+    /// The work on `slot` ended: the next waiting item runs on it, or it becomes free.
+    private func finished(_ slot: Int) {
         let next = state.withLock { s -> Item? in
             guard s.head < s.waiting.count else {
                 s.running -= 1
+                s.freeSlots.append(slot)
                 return nil
             }
             let item = s.waiting[s.head]
@@ -122,6 +132,6 @@ public final class DecodeQueue: Sendable {
             }
             return item
         }
-        if let next { start(next.work) }
+        if let next { start(next.work, on: slot) }
     }
 }

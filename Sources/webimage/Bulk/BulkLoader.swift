@@ -16,7 +16,10 @@ final class BulkLoader: ImageLoader {
     /// (`--block-private-addresses`) no `file:` loader, since the guard covers the network only.
     init(downloader: ImageDownloader) {
         let network: [any ImageLoader] = [DataURLImageLoader(), downloader]
-        inner = ImageLoadersManager(loaders: downloader.config.hopPolicy.addresses == nil ? [FileImageLoader()] + network : network)
+        let allowsFiles = downloader.config.hopPolicy.addresses == nil
+        inner = ImageLoadersManager(loaders: allowsFiles ? [FileImageLoader()] + network : network)
+        // The command line's own inputs: file: is as trusted as the rest of them.
+        if allowsFiles { inner.allowedSchemes.insert(.file) }
     }
 
     /// The body size of the last finished load of `url`, forgotten once taken.
@@ -24,17 +27,13 @@ final class BulkLoader: ImageLoader {
 
     func canRequestImage(for url: URL?) -> Bool { inner.canRequestImage(for: url) }
 
-    func requestImage(
-        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
-        progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken {
-        inner.requestImage(with: url, options: options, context: context, progress: progress) { result in
-            if let url, case .success(let response) = result, response.isFinished {
-                let bytes = response.data?.count ?? 0
-                self.bodies.withLock { $0[url] = bytes }
-            }
-            completed(result)
-        }
+    func loadImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        let response = try await inner.loadImage(with: url, options: options, context: context, observer: observer)
+        let bytes = response.data?.count ?? 0
+        bodies.withLock { $0[url] = bytes }
+        return response
     }
 
     func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {

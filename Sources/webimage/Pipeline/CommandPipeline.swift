@@ -48,13 +48,18 @@ struct CommandPipeline: Sendable {
         downloader = ImageDownloader(config: config)
         let loaders: [any ImageLoader] = settings.blocksPrivateAddresses
             ? [DataURLImageLoader(), downloader] : [FileImageLoader(), DataURLImageLoader(), downloader]
-        recorder = LoadRecorder(ImageLoadersManager(loaders: loaders))
+        let loadersManager = ImageLoadersManager(loaders: loaders)
+        // The command line's own inputs: file: is as trusted as the rest of them.
+        if !settings.blocksPrivateAddresses { loadersManager.allowedSchemes.insert(.file) }
+        recorder = LoadRecorder(loadersManager)
         manager = ImageManager(cache: cache, loader: recorder)
         if settings.respectsHTTPCaching { manager.httpCachePolicy = .respectHeaders }
     }
 
-    /// Shuts the downloader's HTTP client down.
+    /// Waits for the cache's background writes, then shuts the downloader's HTTP client
+    /// down: after this the process may exit without losing a write.
     func shutdown() async {
+        await cache.flush()
         await downloader.shutdown()
     }
 

@@ -25,24 +25,16 @@ final class LoadRecorder: ImageLoader {
 
     func canRequestImage(for url: URL?) -> Bool { inner.canRequestImage(for: url) }
 
-    func requestImage(
-        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
-        progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken {
-        inner.requestImage(with: url, options: options, context: context, progress: progress) { result in
-            if let url { self.record(result, for: url) }
-            completed(result)
-        }
-    }
-
-    private func record(_ result: Result<ImageLoadResponse, WebImageError>, for url: URL) {
-        switch result {
-        case .success(let response) where response.isFinished:
+    func loadImage(
+        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        do throws(WebImageError) {
+            let response = try await inner.loadImage(with: url, options: options, context: context, observer: observer)
             outcomes.withLock { $0[url] = .loaded(image: response.image, bytes: response.data?.count ?? 0) }
-        case .failure(let error):
+            return response
+        } catch {
             outcomes.withLock { $0[url] = .failed(error) }
-        default:
-            break
+            throw error
         }
     }
 

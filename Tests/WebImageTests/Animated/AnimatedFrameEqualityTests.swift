@@ -63,6 +63,24 @@ struct AnimatedFrameEqualityTests {
         }
     }
 
+    @Test("Colour-tagged APNGs (gAMA, iCCP) are converted to sRGB frame by frame, lazily as eagerly")
+    func colourManagedAPNG() throws {
+        let plain = try ImageCodersManager.shared.decode(Corpus.data("png/wuffs/animated-red-blue.apng"), options: ImageDecodeOptions())
+        for path in ["png/wuffs-derived/animated-red-blue.gamma1dot0.apng", "png/wuffs-derived/animated-red-blue.dcip3d65.apng"] {
+            let data = try Corpus.data(path)
+            let eager = try ImageCodersManager.shared.decode(data, options: ImageDecodeOptions())
+            // The tag changes the pixels, so equal frames below mean equal conversions.
+            #expect(eager.frames.map(\.pixels) != plain.frames.map(\.pixels), "\(path)")
+            let lazy = try #require(try AnimatedImage(data: data), "\(path)")
+            for index in [0, 3, 1, 2, 0] {
+                #expect(try lazy.frame(at: index) == eager.frames[index], "\(path) frame \(index)")
+            }
+            // Keeping the stored samples leaves them as the untagged file's.
+            let stored = ImageDecodeOptions(colorManagement: .keepStoredSamples)
+            #expect(try AnimatedImage(data: data, options: stored)?.frame(at: 1).pixels == plain.frames[1].pixels, "\(path)")
+        }
+    }
+
     @Test("A still image is not an animation")
     func stills() throws {
         for path in ["gif/pygif/depth8.gif", "png/wuffs/muybridge.apng".replacingOccurrences(of: "muybridge.apng", with: "muybridge.apng")] where path.hasSuffix(".gif") {

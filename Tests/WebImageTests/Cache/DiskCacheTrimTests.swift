@@ -47,6 +47,9 @@ struct DiskCacheTrimTests {
         // Reading the two oldest makes them the most recent.
         #expect(await writer.data(forKey: "k0") != nil)
         #expect(await writer.data(forKey: "k1") != nil)
+        // A hit's access-date refresh is queued on the writer's I/O queue; another
+        // instance sees it once the writer flushed (DiskCache.data(forKey:)).
+        await writer.flush()
 
         let cache = DiskCache(directory: dir.url, config: .init(maxDiskSize: 8000))
         await cache.removeExpiredData()

@@ -111,22 +111,27 @@ struct ImageCacheQueryTests {
     @Test("cancelling a query delivers cancelled exactly once, even when cancelled repeatedly")
     func cancelDeliversOnce() async throws {
         _ = try await storeEncoded(RawRGBACoder.image(width: 64, height: 64), forKey: "k")
-        cache.clearMemory()
+        await cache.flush()
+        // A cache on the same directory whose only decode slot is held, so the cancel
+        // surely comes before the hit is decoded (a page-cached read needs no pool thread).
+        let decodeQueue = DecodeQueue(maxConcurrent: 1)
+        let cache = ImageCacheStoreTests.makeCache(dir) { $0.decodeQueue = decodeQueue }
         let calls = Mutex<[Result<ImageCacheQueryResult, WebImageError>]>([])
         let queue = DispatchQueue(label: "test.callbacks")
-        // Hold every thread of the I/O pool (where reads run) so the cancel surely comes
-        // before the disk read.
+        // Hold every thread of the I/O pool too, for a read that does go there.
         let gate = DispatchSemaphore(value: 0)
         for _ in 0..<BlockingIOPool.shared.threadCount { BlockingIOPool.shared.submit { gate.wait() } }
+        decodeQueue.submit { gate.wait() }
         let operation = cache.queryImage(forKey: "k", context: ImageCacheContext(callbackQueue: queue)) { result in
             calls.withLock { $0.append(result) }
         }
         operation.cancel()
         operation.cancel()
-        for _ in 0..<BlockingIOPool.shared.threadCount { gate.signal() }
+        for _ in 0...BlockingIOPool.shared.threadCount { gate.signal() }
         #expect(operation.isCancelled && operation.isFinished)
         // Wait until the I/O pool passed the query's turn, then drain the callbacks.
         _ = try? await BlockingIOPool.shared.run {}
+        _ = try? await decodeQueue.run {}
         try await Task.sleep(for: .milliseconds(50))
         await withCheckedContinuation { c in queue.async { c.resume() } }
         #expect(cache.imageFromMemory(forKey: "k") == nil)

@@ -41,9 +41,27 @@ final class CacheChainFixture: Sendable {
 /// A real cache that counts the queries it was asked, or holds them until cancelled:
 /// what no real cache shows or does on demand.
 final class CountingCache: ImageCaching {
+    /// A query held until its task is cancelled.
+    final class HeldQuery: Sendable {
+        private let state = Mutex<(cancelled: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+        var isCancelled: Bool { state.withLock { $0.cancelled } }
+        /// Marks the query cancelled (at once, inside `Task.cancel()`) and lets it end.
+        func cancel() { state.withLock { s in defer { s.waiter = nil }; s.cancelled = true; return s.waiter }?.resume() }
+        /// Waits until ``cancel()``.
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { s in
+                    if !s.cancelled { s.waiter = continuation }
+                    return s.cancelled
+                }
+                if now { continuation.resume() }
+            }
+        }
+    }
+
     let base: ImageCache
     let holdsQueries: Bool
-    private let held = Mutex<[CacheQueryOperation]>([])
+    private let held = Mutex<[HeldQuery]>([])
     private let count = Mutex(0)
 
     init(_ base: ImageCache, holdsQueries: Bool = false) {
@@ -52,52 +70,43 @@ final class CountingCache: ImageCaching {
     }
 
     var queries: Int { count.withLock { $0 } }
-    /// The queries held, which finish only when cancelled.
-    var heldOperations: [CacheQueryOperation] { held.withLock { $0 } }
+    /// The queries held, which end only when cancelled.
+    var heldOperations: [HeldQuery] { held.withLock { $0 } }
 
     func queryImage(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext,
-        completion: @escaping CacheQueryOperation.Completion
-    ) -> CacheQueryOperation {
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) async throws(WebImageError) -> ImageCacheQueryResult {
         count.withLock { $0 += 1 }
-        guard holdsQueries else {
-            return base.queryImage(forKey: key, options: options, context: context, completion: completion)
-        }
-        let operation = CacheQueryOperation(callbackQueue: context.callbackQueue ?? .global(), completion: completion)
-        held.withLock { $0.append(operation) }
-        return operation
+        guard holdsQueries else { return try await base.queryImage(forKey: key, options: options, context: context) }
+        let query = HeldQuery()
+        held.withLock { $0.append(query) }
+        // Suspended until the task is cancelled, as a stalled cache would be.
+        await withTaskCancellationHandler { await query.wait() } onCancel: { query.cancel() }
+        throw .cancelled("The held query was cancelled")
     }
 
     func imageFromMemory(forKey key: String) -> DecodedImage? { base.imageFromMemory(forKey: key) }
-    func diskData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        base.diskData(forKey: key, completion: completion)
-    }
-    func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
-        base.extendedData(forKey: key, completion: completion)
-    }
-    func setExtendedData(
-        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
-    ) {
-        base.setExtendedData(data, forKey: key, completion: completion)
+    func diskData(forKey key: String) async -> Data? { await base.diskData(forKey: key) }
+    func extendedData(forKey key: String) async -> Data? { await base.extendedData(forKey: key) }
+    func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
+        try await base.setExtendedData(data, forKey: key)
     }
     func flush() async { await base.flush() }
-    func store(
-        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
-        completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
+    func store(_ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws(WebImageError) {
+        try await base.store(image, data: data, forKey: key, cacheType: cacheType)
+    }
+    func storeInBackground(
+        _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType
     ) {
-        base.store(image, data: data, forKey: key, cacheType: cacheType, completion: completion)
+        base.storeInBackground(image, data: data, extendedData: extendedData, forKey: key, cacheType: cacheType)
     }
-    func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
-        base.removeImage(forKey: key, cacheType: cacheType, completion: completion)
+    func removeImage(forKey key: String, cacheType: ImageCacheType) async {
+        await base.removeImage(forKey: key, cacheType: cacheType)
     }
-    func containsImage(
-        forKey key: String, cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheType) -> Void
-    ) {
-        base.containsImage(forKey: key, cacheType: cacheType, completion: completion)
+    func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+        await base.containsImage(forKey: key, cacheType: cacheType)
     }
-    func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
-        base.clear(cacheType: cacheType, completion: completion)
-    }
+    func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
 }
 
 extension ImageCaching {

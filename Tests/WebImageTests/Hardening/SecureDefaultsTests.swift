@@ -51,25 +51,26 @@ struct SecureDefaultsTests {
         }
     }
 
-    @Test("the shared loaders take http, https, data and file URLs and nothing else")
+    @Test("the shared loaders take http, https and data URLs and nothing else (file: is opt-in)")
     func schemes() throws {
         let loaders = ImageLoadersManager.shared
-        for text in ["http://x.example/a.png", "https://x.example/a.png", "data:image/png;base64,AAAA", "file:///tmp/a.png"] {
+        for text in ["http://x.example/a.png", "https://x.example/a.png", "data:image/png;base64,AAAA"] {
             #expect(loaders.canRequestImage(for: URL(string: text)), "\(text)")
         }
-        for text in ["ftp://x.example/a.png", "gopher://x.example/a", "javascript:alert(1)", "unix:///var/run/x.sock",
+        for text in ["file:///tmp/a.png", "ftp://x.example/a.png", "gopher://x.example/a", "javascript:alert(1)", "unix:///var/run/x.sock",
                      "http+unix://%2Fvar%2Frun%2Fx.sock/a.png", "smb://x.example/a.png", "jar:file:///a.jar!/a.png"] {
             #expect(!loaders.canRequestImage(for: URL(string: text)), "\(text)")
         }
     }
 
-    @Test("file: URLs are switched off by leaving out one loader")
+    @Test("file: URLs are off in the shared loaders, and stay off without the file loader")
     func fileSwitchedOff() async throws {
         let loaders = ImageLoadersManager(loaders: ImageLoadersManager.shared.loaders.filter { !($0 is FileImageLoader) })
+        loaders.allowedSchemes = .all
         let dir = try TemporaryDirectory()
         let file = dir.url.appendingPathComponent("a.png")
         try ManagerTestKit.png().write(to: file)
-        #expect(ImageLoadersManager.shared.canRequestImage(for: file))
+        #expect(!ImageLoadersManager.shared.canRequestImage(for: file))
         #expect(!loaders.canRequestImage(for: file))
         let manager = ImageManager(cache: ImageCache(namespace: "n", directory: dir.url), loader: loaders)
         let error = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: file) }

@@ -8,10 +8,11 @@ import WebImageTestOrigin
 /// switched-off URL fails with invalidURL before any I/O.
 @Suite("Loader schemes switch", .timeLimit(.minutes(1)))
 struct LoaderSchemesTests {
-    @Test("all four built-in schemes are on by default")
+    @Test("http, https and data are on by default; file: is opt-in")
     func defaults() {
-        #expect(ImageLoadersManager.shared.allowedSchemes == .all)
-        #expect(ImageLoadersManager().allowedSchemes == [.http, .https, .data, .file])
+        #expect(ImageLoadersManager.shared.allowedSchemes == .default)
+        #expect(ImageLoadersManager().allowedSchemes == [.http, .https, .data])
+        #expect(LoaderSchemes.all == [.http, .https, .data, .file])
         #expect(LoaderSchemes(scheme: "HTTPS") == .https)
         #expect(LoaderSchemes(scheme: "ftp") == nil)
     }
@@ -36,6 +37,7 @@ struct LoaderSchemesTests {
         let url = try #require(urls[scheme])
         let member = try #require(LoaderSchemes(scheme: scheme))
         let loaders = ImageLoadersManager(loaders: [FileImageLoader(), DataURLImageLoader(), downloader])
+        loaders.allowedSchemes = .all
         let context = ImageLoaderContext(coders: LoaderTestKit.coders)
 
         loaders.allowedSchemes.remove(member)
@@ -61,15 +63,32 @@ struct LoaderSchemesTests {
         await origin.shutdown()
     }
 
-    @Test("switching file off is one line and reaches the manager")
-    func fileOffThroughManager() async throws {
+    @Test("file: is refused by ImageManager.shared without reading anything, through both APIs")
+    func fileOffInSharedManager() async throws {
+        let dir = try TemporaryDirectory()
+        let file = dir.url.appendingPathComponent("shared-\(UUID().uuidString).png")
+        try ManagerTestKit.png().write(to: file)
+        let error = await #expect(throws: WebImageError.self) { try await ImageManager.shared.loadImage(with: file) }
+        #expect(error?.code == .invalidURL)
+        #expect(error?.message.contains("switched off") == true, "\(String(describing: error))")
+        let recorder = ResultRecorder()
+        ImageManager.shared.loadImage(with: file, completed: recorder.record)
+        #expect(await recorder.wait(for: 1).first?.error?.code == .invalidURL)
+        // The file was never read: its access is not recorded anywhere, and a cache miss stays a miss.
+        #expect(await ImageCache.shared.containsImage(forKey: file.absoluteString, cacheType: .all) == .none)
+    }
+
+    @Test("switching file on is one line and reaches the manager")
+    func fileOnThroughManager() async throws {
         let dir = try TemporaryDirectory()
         let file = dir.url.appendingPathComponent("a.png")
         try ManagerTestKit.png().write(to: file)
-        let loaders = ImageLoadersManager(loaders: ImageLoadersManager.shared.loaders)
-        loaders.allowedSchemes.remove(.file)
+        let loaders = ImageLoadersManager(loaders: [FileImageLoader(coders: ManagerTestKit.coders)])
         let manager = ImageManager(cache: ImageCache(namespace: "n", directory: dir.url.appendingPathComponent("cache")), loader: loaders)
         let error = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: file) }
         #expect(error?.code == .invalidURL)
+        #expect(!manager.failedURLs.contains(file), "a refused scheme does not block the URL")
+        loaders.allowedSchemes.insert(.file)
+        #expect(try await manager.loadImage(with: file).image.width == 32)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
@@ -52,6 +53,42 @@ struct LocalImageLoaderTests {
         #expect(await LoadRecorder().load(small, garbage)?.code == .responseTooLarge)
     }
 
+    @Test("only regular files are read: a FIFO, /dev/stdin and devices are refused at once, never read")
+    func notRegularFiles() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("pipe.raw")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // A FIFO without a writer would block a read (or the open) forever; /dev/zero never ends.
+        var paths = [fifo.path, "/dev/zero", "/dev/null"]
+        var info = stat()
+        // /dev/stdin is whatever the test runner gave: refused unless it is a regular file.
+        if fstat(0, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG { paths.append("/dev/stdin") }
+        for path in paths {
+            let error = await LoadRecorder().load(fileLoader, URL(fileURLWithPath: path))
+            #expect(error?.code == .invalidURL, "\(path)")
+            #expect(error?.message.contains("not a regular file") == true || error?.message.contains("Cannot open") == true,
+                    "\(path): \(String(describing: error))")
+        }
+    }
+
+    @Test("file reads run on the loader's bounded I/O pool, not on the calling task")
+    func readsOnThePool() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (bytes, pixels) = LoaderTestKit.rawImage(width: 4, height: 4)
+        let file = dir.appendingPathComponent("a.raw")
+        try Data(bytes).write(to: file)
+        let pool = BlockingIOPool(threadCount: 1)
+        let gate = DispatchSemaphore(value: 0)
+        pool.submit { gate.wait() }
+        let loader = FileImageLoader(coders: LoaderTestKit.coders, ioPool: pool)
+        let load = Task { try await loader.loadImage(with: file).image?.pixels }
+        #expect(await LoaderTestKit.eventually { pool.pendingCount == 2 }, "the read waits for the pool's only thread")
+        gate.signal()
+        #expect(try await load.value == pixels)
+    }
+
     @Test("data: URLs in base64 and percent-encoding decode; malformed ones fail with invalidURL")
     func dataURLs() async throws {
         let (bytes, pixels) = LoaderTestKit.rawImage(width: 4, height: 4)
@@ -89,6 +126,8 @@ struct LocalImageLoaderTests {
     func managerRouting() async throws {
         let downloader = ImageDownloader(config: LoaderTestKit.config())
         let manager = ImageLoadersManager(loaders: [fileLoader, dataLoader, downloader])
+        #expect(manager.loader(for: URL(fileURLWithPath: "/tmp/a.png")) == nil, "file: is off by default")
+        manager.allowedSchemes.insert(.file)
         #expect(manager.loader(for: URL(string: "https://example.com/a.png")) === downloader)
         #expect(manager.loader(for: URL(fileURLWithPath: "/tmp/a.png")) === fileLoader)
         #expect(manager.loader(for: URL(string: "data:,x")) === dataLoader)

@@ -83,6 +83,21 @@ struct ImageManagerFreshnessTests {
         await f.shutdown()
     }
 
+    @Test("cancelAll reaches a background revalidation")
+    func cancelAllStopsBackgroundRevalidation() async throws {
+        let (f, url) = try await Self.fixture("/swr-slow.png", [("Cache-Control", "max-age=0, stale-while-revalidate=600")])
+        _ = await f.loadAll(url, options: Self.store)
+        // The revalidation's answer takes far longer than the test.
+        f.serve("/swr-slow.png", ManagerTestKit.png(), etag: "\"v1\"", delay: .seconds(30))
+        #expect(await f.loadAll(url).map(\.cacheType) == [.memory])
+        #expect(await ManagerTestKit.eventually { f.origin.requestCount("/swr-slow.png") == 2 })
+        #expect(f.downloader.currentDownloadCount == 1)
+        #expect(!f.manager.isRunning, "a background revalidation is no running load")
+        f.manager.cancelAll()
+        #expect(await ManagerTestKit.eventually { f.downloader.currentDownloadCount == 0 })
+        await f.shutdown()
+    }
+
     @Test("stale-if-error serves the stale image when the origin fails; must-revalidate does not")
     func staleIfError() async throws {
         let (f, url) = try await Self.fixture("/sie.png", [("Cache-Control", "max-age=0, stale-if-error=600")])

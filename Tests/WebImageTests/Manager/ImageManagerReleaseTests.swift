@@ -19,17 +19,19 @@ struct ImageManagerReleaseTests {
     }
 
     /// The stress test's rare leak: a thumbnail is stored without data, so the cache
-    /// encodes it on ``DecodeQueue/shared``; when that work had to wait for a slot, the
-    /// queue kept the finished closure, and through the store completion the operation.
+    /// encodes it on its decode queue; when that work had to wait for a slot, the queue
+    /// kept the finished closure, and through the store the load.
     ///
-    /// The shared slots are held only from the moment the download's result is queued
-    /// for the pipeline until the load's final callback, so other tests' decodes barely wait.
+    /// The cache's decode queue (one slot) is held by a gate from before the load starts
+    /// until its final result arrived, so the thumbnail's encode surely waits for the slot.
     @Test("a thumbnail whose disk store waited for a decode slot lets its operation go")
     func thumbnailStoreThatWaitedForASlot() async throws {
         let origin = try await TestOrigin.start()
         let dir = try TemporaryDirectory()
+        let cacheQueue = DecodeQueue(maxConcurrent: 1)
         var cacheConfig = ImageCache.Config()
         cacheConfig.coders = ManagerTestKit.coders
+        cacheConfig.decodeQueue = cacheQueue
         let cache = ImageCache(namespace: "release", directory: dir.url, config: cacheConfig)
         var config = DownloaderConfig()
         config.coders = ManagerTestKit.coders
@@ -39,54 +41,32 @@ struct ImageManagerReleaseTests {
         origin.route("/thumb.png", .init(body: Array(ManagerTestKit.png(width: 32, height: 24)), contentType: "image/png"))
         let url = origin.url("/thumb.png")
 
-        // The load's pipeline queue stops when the response arrives, so the download's
-        // result waits there until the shared decode slots are taken.
-        let pipeline = DispatchQueue(label: "ImageManagerReleaseTests.pipeline")
-        let pipelineGate = DispatchSemaphore(value: 0)
-        let stopped = Flag()
-        let center = NotificationCenter.default
-        let observers = [
-            center.addObserver(forName: ImageDownloader.downloadReceivedResponseNotification, object: downloader, queue: nil) { _ in
-                pipeline.async { pipelineGate.wait() }
-            },
-            center.addObserver(forName: ImageDownloader.downloadStoppedNotification, object: downloader, queue: nil) { _ in
-                _ = stopped.set()
-            },
-        ]
-        defer { for observer in observers { center.removeObserver(observer) } }
-
-        let shared = DecodeQueue.shared
-        let sharedGate = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
         let opened = Flag()
-        let open = { @Sendable in
-            guard opened.set() else { return }
-            for _ in 0..<shared.maxConcurrent { sharedGate.signal() }
-        }
+        let open = { @Sendable in if opened.set() { gate.signal() } }
+        cacheQueue.submit { gate.wait() }
         var context = WebImageContext()
         context.thumbnailPixelSize = PixelSize(width: 8, height: 8)
-        context.callbackQueue = pipeline
         let thumbnailPath = cache.diskCache.cachePath(forKey: try #require(manager.cacheKey(for: url, context: context)))
         let recorder = ResultRecorder()
         weak var operation: CombinedOperation?
+        weak var task: ImageTask?
         do {
             // The final result comes after the thumbnail's encode was submitted.
-            let started = manager.loadImage(with: url, context: context) { result in
-                recorder.record(result)
-                open()
-            }
+            let started = manager.loadImage(with: url, context: context) { result in recorder.record(result) }
             operation = started
+            task = started.task
         }
-        #expect(await ManagerTestKit.eventually { stopped.isSet })
-        for _ in 0..<shared.maxConcurrent { shared.submit { sharedGate.wait() } }
-        pipelineGate.signal()
         let results = await recorder.wait(for: 1)
+        #expect(!FileManager.default.fileExists(atPath: thumbnailPath), "the encode waits for the held slot")
         open()
 
         #expect(results.count == 1)
         #expect(results.first?.image?.width == 8)
         #expect(await ManagerTestKit.eventually { FileManager.default.fileExists(atPath: thumbnailPath) },
                 "the thumbnail reaches the disk once a decode slot is free")
-        #expect(await ManagerTestKit.eventually { operation == nil }, "the finished load's operation is still retained")
+        #expect(await ManagerTestKit.eventually { operation == nil && task == nil },
+                "the finished load's operation is still retained")
         #expect(!manager.isRunning)
 
         await downloader.shutdown()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageTestOrigin
 
 @Suite("ImageManager: where results are stored", .timeLimit(.minutes(1)))
 struct ImageManagerStoreTests {
@@ -72,5 +73,31 @@ struct ImageManagerStoreTests {
         #expect(second.cacheType == .none)
         #expect(f.origin.requestCount("/u.png") == 2)
         await f.shutdown()
+    }
+
+    @Test("a transform of an animated APNG is stored on disk (as WebP: there is no APNG encoder) and reads back animated")
+    func animatedAPNGTransformStored() async throws {
+        let origin = try await TestOrigin.start()
+        let directory = try TemporaryDirectory()
+        let cache = ImageCache(namespace: "apng", directory: directory.url)
+        let downloader = ImageDownloader(config: DownloaderConfig())
+        let manager = ImageManager(cache: cache, loader: downloader)
+        let data = try Corpus.data("png/wuffs/animated-red-blue.apng")
+        origin.route("/anim.apng", .init(body: Array(data), contentType: "image/apng"))
+        let url = origin.url("/anim.apng")
+        var context = WebImageContext()
+        context.imageTransformer = ImageFlippingTransformer(horizontal: true, vertical: false)
+        let first = try await manager.loadImage(with: url, options: [.transformAnimatedImage, .waitStoreCache], context: context)
+        #expect(first.image.frames.count == 4)
+        let key = try #require(first.cacheKey)
+        let stored = try #require(await cache.diskImageData(forKey: key), "the transformed animation is on disk")
+        #expect(ImageFormat.detect(stored) == .webp)
+
+        cache.clearMemory()
+        let again = try await manager.loadImage(with: url, options: [.transformAnimatedImage], context: context)
+        #expect(again.cacheType == .disk && again.image.frames.count == 4)
+        #expect(origin.requestCount("/anim.apng") == 1)
+        await downloader.shutdown()
+        await origin.shutdown()
     }
 }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The callback forms of ``DiskCache``'s operations, for code that is not `async`.
+/// Completions run on the thread that did the work: a thread of ``DiskCache/Config/ioPool``
+/// for reads, ``DiskCache/ioQueue`` for everything else.
+extension DiskCache {
+    /// ``data(forKey:)`` with a completion: on the calling thread for a hit the kernel
+    /// has cached (see ``data(forKey:)``), otherwise on a thread of ``Config/ioPool``.
+    public func data(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
+        if case .done(let data) = readDataWithoutBlocking(forKey: key) {
+            completion(data)
+            return
+        }
+        if !config.ioPool.submit({ completion(self.readDataSync(forKey: key)) }) { completion(nil) }
+    }
+
+    /// ``extendedData(forKey:)`` with a completion on a thread of ``Config/ioPool``.
+    public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
+        if !config.ioPool.submit({ completion(self.extendedDataSync(forKey: key)) }) { completion(nil) }
+    }
+
+    /// ``setExtendedData(_:forKey:)`` with a completion on ``ioQueue``.
+    public func setExtendedData(
+        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
+    ) {
+        ioQueue.async {
+            completion(Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) })
+        }
+    }
+
+    /// ``store(_:forKey:)`` with a completion on ``ioQueue``.
+    public func store(
+        _ data: Data, forKey key: String,
+        completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
+    ) {
+        ioQueue.async {
+            let result = Result<Void, WebImageError> { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) }
+            completion?(result)
+        }
+    }
+
+    /// ``removeData(forKey:)`` with a completion on ``ioQueue``.
+    public func removeData(forKey key: String, completion: (@Sendable () -> Void)? = nil) {
+        ioQueue.async {
+            self.removeDataSync(forKey: key)
+            completion?()
+        }
+    }
+
+    /// ``containsData(forKey:)`` with a completion on ``ioQueue``.
+    public func containsData(forKey key: String, completion: @escaping @Sendable (Bool) -> Void) {
+        ioQueue.async { completion(self.containsDataSync(forKey: key)) }
+    }
+
+    /// ``removeAll()`` with a completion on ``ioQueue``.
+    public func removeAll(completion: (@Sendable () -> Void)? = nil) {
+        ioQueue.async {
+            self.removeAllSync()
+            completion?()
+        }
+    }
+
+    /// ``removeExpiredData()`` with a completion on ``ioQueue``.
+    public func removeExpiredData(completion: (@Sendable () -> Void)? = nil) {
+        ioQueue.async {
+            self.removeExpiredDataSync()
+            completion?()
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Dispatch
+import Foundation
+
+/// The callback forms of ``ImageCaching``: adapters over the `async` requirements for
+/// code that is not `async` (SDWebImage style). Each runs the `async` form in a task and
+/// calls its completion on the context's callback queue, else the cache's
+/// ``ImageCaching/callbackQueue``.
+extension ImageCaching {
+    /// ``queryImage(forKey:options:context:)`` with a completion, returning the operation
+    /// that cancels it.
+    ///
+    /// The completion runs exactly once: with the result, or with
+    /// ``WebImageError/Code/cancelled`` when the operation is cancelled first. It runs on
+    /// the caller's thread, before this returns, only when asked:
+    /// - ``ImageCacheOptions/queryMemorySync``: a memory hit (and a miss with
+    ///   ``ImageCacheOptions/queryMemoryOnly``), answered by ``imageFromMemory(forKey:)``;
+    /// - ``ImageCacheOptions/queryDiskDataSync`` (and ``ImageCacheOptions/queryMemoryDataSync``
+    ///   with ``ImageCacheOptions/queryMemoryData``) on an ``ImageCache``: the whole query,
+    ///   disk read and decode included, blocking the calling thread.
+    @discardableResult
+    public func queryImage(
+        forKey key: String, options: ImageCacheOptions = [], context: ImageCacheContext = .init(),
+        completion: @escaping CacheQueryOperation.Completion
+    ) -> CacheQueryOperation {
+        let operation = CacheQueryOperation(callbackQueue: context.callbackQueue ?? callbackQueue, completion: completion)
+        if let answer = synchronousAnswer(forKey: key, options: options, context: context) {
+            operation.finish(with: .success(answer), synchronously: true)
+            return operation
+        }
+        let task = Task {
+            do throws(WebImageError) {
+                operation.finish(with: .success(try await queryImage(forKey: key, options: options, context: context)))
+            } catch {
+                operation.finish(with: .failure(error))
+            }
+        }
+        operation.onCancel { task.cancel() }
+        return operation
+    }
+
+    /// The answer the options ask to have before `queryImage` returns, if there is one.
+    private func synchronousAnswer(
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) -> ImageCacheQueryResult? {
+        let blocking = options.contains(.queryDiskDataSync)
+            || options.isSuperset(of: [.queryMemoryData, .queryMemoryDataSync])
+        if blocking, let cache = self as? ImageCache {
+            return cache.queryImageBlocking(forKey: key, options: options, context: context)
+        }
+        guard options.contains(.queryMemorySync) || blocking, !options.contains(.queryDiskOnly),
+              !options.contains(.queryMemoryData) else { return nil }
+        if var image = imageFromMemory(forKey: context.memoryKey(forKey: key)) {
+            if options.contains(.decodeFirstFrameOnly) { image = image.firstFrame }
+            WebImageMetrics.memoryHits.increment()
+            return ImageCacheQueryResult(image: image, cacheType: .memory)
+        }
+        return options.contains(.queryMemoryOnly) ? .miss : nil
+    }
+
+    /// ``diskData(forKey:)`` with a completion on the cache's callback queue.
+    public func diskData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
+        deliver(completion) { await diskData(forKey: key) }
+    }
+
+    /// ``extendedData(forKey:)`` with a completion on the cache's callback queue.
+    public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
+        deliver(completion) { await extendedData(forKey: key) }
+    }
+
+    /// ``setExtendedData(_:forKey:)`` with a completion on the cache's callback queue.
+    public func setExtendedData(
+        _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
+    ) {
+        deliver(completion) {
+            do throws(WebImageError) {
+                try await setExtendedData(data, forKey: key)
+                return Result<Void, WebImageError>.success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// ``store(_:data:forKey:cacheType:)`` with a completion on the cache's callback queue
+    /// once the disk part is done. Without a completion it is
+    /// ``storeInBackground(_:data:extendedData:forKey:cacheType:)``: the memory part is
+    /// done when this returns and failures are logged.
+    public func store(
+        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
+        completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
+    ) {
+        guard let completion else {
+            storeInBackground(image, data: data, extendedData: nil, forKey: key, cacheType: cacheType)
+            return
+        }
+        deliver(completion) {
+            do throws(WebImageError) {
+                try await store(image, data: data, forKey: key, cacheType: cacheType)
+                return Result<Void, WebImageError>.success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// ``removeImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
+    public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+        deliver(completion.map { done in { _ in done() } }) { await removeImage(forKey: key, cacheType: cacheType) }
+    }
+
+    /// ``containsImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
+    public func containsImage(
+        forKey key: String, cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheType) -> Void
+    ) {
+        deliver(completion) { await containsImage(forKey: key, cacheType: cacheType) }
+    }
+
+    /// ``clear(cacheType:)`` with a completion on the cache's callback queue.
+    public func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
+        deliver(completion.map { done in { _ in done() } }) { await clear(cacheType: cacheType) }
+    }
+
+    /// Runs `work` in a task and hands its answer to `completion` on the callback queue.
+    private func deliver<T: Sendable>(
+        _ completion: (@Sendable (T) -> Void)?, _ work: @escaping @Sendable () async -> T
+    ) {
+        let queue = callbackQueue
+        Task {
+            let answer = await work()
+            if let completion { queue.async { completion(answer) } }
+        }
+    }
+
+    public var callbackQueue: DispatchQueue { ImageCachingCallbackQueue.shared }
+}
+
+/// The serial queue of the callback forms of caches that name none.
+enum ImageCachingCallbackQueue {
+    static let shared = DispatchQueue(label: "WebImage.ImageCaching.callbacks")
+}

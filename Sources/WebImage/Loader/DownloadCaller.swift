@@ -1,0 +1,59 @@
+import Foundation
+
+/// One caller of a transfer: what it asked for, what it listens with, and the
+/// continuation its task waits on.
+struct DownloadCaller: Sendable {
+    /// How a caller wants the body turned into a result; callers with equal keys share a decode.
+    enum DecodeKey: Hashable, Sendable {
+        case dataOnly
+        /// `lazy`: an animation becomes a lazy image (``DecodedImage/decodingLazily(_:options:coder:)``).
+        case decode(ImageDecodeOptions, lazy: Bool)
+    }
+
+    let id: UInt64
+    let options: DownloaderOptions
+    /// Starts as the options say; ``ImageLoadToken/priority`` changes it.
+    var priority: ImageLoadPriority
+    let decodeKey: DecodeKey
+    let coder: any ImageCoder
+    let observer: ImageLoadObserver
+    /// Called exactly once, with the final result; the scheduler removes the caller when
+    /// it hands the completion out, so no other path can call it again.
+    let completion: Completion
+
+    /// Where a caller's final result goes.
+    enum Completion: Sendable {
+        /// The `async` form: the caller's task resumes (on the cooperative pool).
+        case resume(CheckedContinuation<Result<ImageLoadResponse, WebImageError>, Never>)
+        /// The callback form: a closure that only queues the caller's callback.
+        case call(@Sendable (Result<ImageLoadResponse, WebImageError>) -> Void)
+    }
+
+    var wantsPartials: Bool {
+        options.contains(.progressiveLoad) && decodeKey != .dataOnly && observer.partialImage != nil
+    }
+}
+
+/// A final result for one caller, to hand over once the downloader's lock is released.
+struct DownloadDelivery: Sendable {
+    let completion: DownloadCaller.Completion
+    let result: Result<ImageLoadResponse, WebImageError>
+
+    init(_ caller: DownloadCaller, _ result: Result<ImageLoadResponse, WebImageError>) {
+        completion = caller.completion
+        self.result = result
+    }
+
+    func perform() {
+        switch completion {
+        case .resume(let continuation): continuation.resume(returning: result)
+        case .call(let completed): completed(result)
+        }
+    }
+}
+
+extension [DownloadDelivery] {
+    func perform() {
+        for delivery in self { delivery.perform() }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The callback form: SDWebImage's `loadImage(with:options:context:progress:completed:)`
+/// as an adapter over the pipeline. It starts the load's ``ImageTask`` and delivers its
+/// results on the callback queue; SDWebImage's synchronous answers
+/// (``WebImageOptions/queryMemorySync``, ``WebImageOptions/queryDiskDataSync``) live here
+/// and nowhere else.
+extension ImageManager {
+    /// Loads `url`: from the caches, else from the loader; transforms and stores it.
+    ///
+    /// `completed` runs on the context's callback queue (default ``callbackQueue``) with
+    /// any partial images (``WebImageOptions/progressiveLoad``, `isFinished == false`),
+    /// then the final result or error. With ``WebImageOptions/refreshCached`` a cached
+    /// image may be followed by a second, refreshed one. `progress` gets bytes received
+    /// and expected, on the same queue.
+    ///
+    /// Synchronous answers, on the calling thread before this returns: a memory hit with
+    /// ``WebImageOptions/queryMemorySync``; with ``WebImageOptions/queryDiskDataSync`` also a
+    /// disk hit, read and decoded on the calling thread (an ``ImageCache`` only). Both
+    /// only when the hit may be used as it is (not under ``HTTPCachePolicy/respectHeaders``).
+    ///
+    /// - Returns: the operation; cancelling it delivers ``WebImageError/Code/cancelled`` once.
+    @discardableResult
+    public func loadImage(
+        with url: URL?,
+        options: WebImageOptions = [],
+        context: WebImageContext = WebImageContext(),
+        progress: ImageLoaderProgress? = nil,
+        completed: @escaping @Sendable (ImageLoadResult) -> Void
+    ) -> CombinedOperation {
+        startOperation(with: url, options: options, context: context, progress: progress) { result, _ in
+            if let result { completed(result) }
+        }
+    }
+
+    /// The adapter behind the callback form and the view layer; `handler` also learns
+    /// which result is the last (a `nil` result with `isLast` ends the load without a
+    /// further result: a refresh that found the image unchanged).
+    func startOperation(
+        with url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
+        handler: @escaping @Sendable (_ result: ImageLoadResult?, _ isLast: Bool) -> Void
+    ) -> CombinedOperation {
+        let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
+        guard let url, !url.absoluteString.isEmpty else {
+            let error = WebImageError(.invalidURL, "The image URL is empty")
+            gate.finish { handler(.failure(error, url: url), true) }
+            return CombinedOperation(url: url, task: nil)
+        }
+        let cached = synchronousHit(url, options: options, context: context)
+        if let cached {
+            let refresh = options.contains(.refreshCached)
+            handler(cached.result, !refresh)
+            guard refresh else { return CombinedOperation(url: url, task: nil) }
+        }
+        let task = start(url, options: options, context: context, deliveredHit: cached?.hit) { event in
+            switch event {
+            case .progress(let received, let expected):
+                if let progress { gate.send { progress(received, expected) } }
+            case .result(let result, let isLast):
+                if isLast {
+                    gate.finish { handler(result, true) }
+                } else {
+                    gate.send { handler(result, false) }
+                }
+            }
+        }
+        return CombinedOperation(url: url, task: task)
+    }
+
+    /// The cache hit the options ask to deliver before `loadImage` returns, if there is one.
+    private func synchronousHit(
+        _ url: URL, options: WebImageOptions, context: WebImageContext
+    ) -> (hit: ImageCacheQueryResult, result: ImageLoadResult)? {
+        let blocking = options.contains(.queryDiskDataSync)
+        guard options.contains(.queryMemorySync) || blocking, !options.contains(.fromLoaderOnly),
+              context.queryCacheType != .none, let key = cacheKey(for: url, options: options, context: context),
+              options.contains(.retryFailed) || !failedURLs.contains(url) else { return nil }
+        let refresh = options.contains(.refreshCached)
+        let policy = context.httpCachePolicy ?? httpCachePolicy
+        guard policy == .ignoreHeaders || refresh || options.contains(.fromCacheOnly) else { return nil }
+        let cache = context.imageCache ?? imageCache
+        let keptApart = context.thumbnailPixelSize != nil || (context.imageTransformer ?? transformer) != nil
+            || options.contains(.lazyAnimatedImage)
+        var cacheOptions = options.cacheOptions(querying: context.queryCacheType)
+        if keptApart { cacheOptions.subtract([.queryMemoryData, .queryMemoryDataSync]) }
+        var hit: ImageCacheQueryResult
+        if blocking, let imageCache = cache as? ImageCache {
+            hit = imageCache.queryImageBlocking(
+                forKey: key, options: cacheOptions, context: context.cacheContext(options: options, thumbnail: false))
+        } else if !cacheOptions.contains(.queryDiskOnly), !cacheOptions.contains(.queryMemoryData),
+                  let image = cache.imageFromMemory(forKey: key) {
+            hit = ImageCacheQueryResult(image: image, cacheType: .memory)
+            WebImageMetrics.memoryHits.increment()
+        } else {
+            return nil
+        }
+        guard hit.image != nil else { return nil }
+        if options.contains(.decodeFirstFrameOnly) { hit.image = hit.image?.firstFrame }
+        let derived = context.thumbnailPixelSize != nil || (context.imageTransformer ?? transformer) != nil
+        let result = ImageLoadResult(
+            url: url, image: hit.image, data: derived ? nil : hit.data, cacheType: hit.cacheType, cacheKey: key)
+        return (hit, result)
+    }
+}

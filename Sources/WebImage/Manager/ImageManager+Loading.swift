@@ -1,0 +1,144 @@
+import Foundation
+
+/// The ways into the pipeline: `async`, ``ImageTask``, a stream; the callback form is in
+/// `ImageManager+Callbacks.swift`. All of them run ``run(_:)`` for an ``ImageTask``.
+extension ImageManager {
+    /// Loads `url` and returns the image: from memory, from disk, or downloaded and decoded.
+    ///
+    /// The pipeline runs on the calling task: a memory hit is answered without any hop,
+    /// and everything else suspends this task while the library's executors work (see
+    /// ``ImageManager``). With ``WebImageOptions/refreshCached`` the first image (the cached
+    /// one) is returned while the refresh goes on in a task of its own;
+    /// ``loadImageStream(with:options:context:)`` shows the refresh too. Cancelling the
+    /// calling task, or ``cancelAll()``, cancels the load. The blocking options
+    /// (``WebImageOptions/queryDiskDataSync``, ``WebImageOptions/queryMemoryDataSync``) are
+    /// read as their non-blocking forms.
+    ///
+    /// - Throws: the load's ``WebImageError``; ``WebImageError/Code/cancelled`` when the
+    ///   task was cancelled; ``WebImageError/Code/badImageData`` when the load produced
+    ///   no image (``WebImageOptions/avoidDecodeImage``: use the callback API or an
+    ///   ``ImageLoader`` for data only).
+    public func loadImage(
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) async throws(WebImageError) -> ImageResponse {
+        if let hit = try memoryHit(url, options: options, context: context) { return hit }
+        if options.contains(.refreshCached) { return try await imageTask(with: url, options: options, context: context).response }
+        let task = ImageTask(url: url, priority: options.loadPriority, reportsProgress: false)
+        if let load = prepare(url, options: options, context: context, task: task) {
+            register(task)
+            await withTaskCancellationHandler {
+                await run(load)
+            } onCancel: {
+                task.cancel()
+            }
+        }
+        return try await task.response
+    }
+
+    /// Starts loading `url` in a task of its own and returns its ``ImageTask``: progress,
+    /// previews, priority changes, cancellation and the final ``ImageTask/response``.
+    ///
+    /// Runs on the caller's thread only long enough to look in the memory cache and
+    /// start the load; a memory hit gives a task that is already completed.
+    public func imageTask(
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) -> ImageTask {
+        do {
+            if let hit = try memoryHit(url, options: options, context: context) {
+                return ImageTask(url: url, finished: .success(hit))
+            }
+        } catch {
+            return ImageTask(url: url, finished: .failure(error))
+        }
+        return start(url, options: options, context: context, listener: nil)
+    }
+
+    /// Loads `url` and yields every result: partial images with
+    /// ``WebImageOptions/progressiveLoad`` (`isFinished == false`), the final image, and
+    /// with ``WebImageOptions/refreshCached`` a refreshed image after the cached one.
+    ///
+    /// The stream ends after the last result and throws the load's error. Ending the
+    /// iteration (or cancelling its task) cancels the load.
+    public func loadImageStream(
+        with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
+    ) -> AsyncThrowingStream<ImageLoadResult, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<ImageLoadResult, any Error>.makeStream()
+        let task = start(url, options: options, context: context) { event in
+            guard case .result(let result, let isLast) = event else { return }
+            if let result {
+                if let error = result.error {
+                    continuation.finish(throwing: error)
+                    return
+                }
+                continuation.yield(result)
+            }
+            if isLast { continuation.finish() }
+        }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+        return stream
+    }
+
+    /// Starts the pipeline for `url` in a new Swift task, with `listener` hearing the
+    /// results and progress; returns the load's ``ImageTask``.
+    ///
+    /// - Parameter deliveredHit: a cache hit the callback form already delivered
+    ///   (``WebImageOptions/queryMemorySync`` with ``WebImageOptions/refreshCached``): the
+    ///   pipeline goes straight to the refresh.
+    func start(
+        _ url: URL, options: WebImageOptions, context: WebImageContext, deliveredHit: ImageCacheQueryResult? = nil,
+        listener: (@Sendable (ImageTask.Event) -> Void)?
+    ) -> ImageTask {
+        let task = ImageTask(url: url, priority: options.loadPriority, listener: listener)
+        guard var load = prepare(url, options: options, context: context, task: task) else { return task }
+        load.deliveredHit = deliveredHit
+        register(task)
+        task.setRunner(Task { await run(load) })
+        return task
+    }
+
+    /// The load's decisions (keys, cache, loader), or `nil` after finishing `task` with
+    /// the reason it must not run: an empty URL, or a URL on the block list.
+    func prepare(_ url: URL, options: WebImageOptions, context: WebImageContext, task: ImageTask) -> ManagedLoad? {
+        guard !url.absoluteString.isEmpty else {
+            task.finish(.failure(WebImageError(.invalidURL, "The image URL is empty"), url: url), isLast: true)
+            return nil
+        }
+        if !options.contains(.retryFailed), let cause = failedURLs.entry(for: url) {
+            WebImageMetrics.blockedLoads.increment()
+            let error = WebImageError(
+                .blackListed, "\(url.redactedForLog) failed before (\(cause.code.name): \(cause.message)); pass retryFailed to try it again",
+                underlying: cause)
+            task.finish(.failure(error, url: url), isLast: true)
+            return nil
+        }
+        let original = originalCacheKey(for: url, context: context)
+        var load = ManagedLoad(
+            url: url, options: options, context: context,
+            key: cacheKey(for: url, options: options, context: context), originalKey: original,
+            sourceKey: original.map { thumbnailKey($0, context: context) },
+            transformer: context.imageTransformer ?? transformer,
+            cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader, task: task)
+        load.httpCachePolicy = context.httpCachePolicy ?? httpCachePolicy
+        return load
+    }
+
+    /// The fast path: a memory hit answered on the calling thread, with the same checks
+    /// the pipeline makes first (cancellation, the block list). `nil` when the load must
+    /// go through the pipeline (also when cached images follow HTTP freshness, which the
+    /// pipeline checks on the disk entry).
+    func memoryHit(_ url: URL, options: WebImageOptions, context: WebImageContext) throws(WebImageError) -> ImageResponse? {
+        guard options.isDisjoint(with: [.refreshCached, .fromLoaderOnly, .queryMemoryData, .avoidDecodeImage]),
+              context.queryCacheType.includesMemory, !url.absoluteString.isEmpty,
+              (context.httpCachePolicy ?? httpCachePolicy) == .ignoreHeaders,
+              let key = cacheKey(for: url, options: options, context: context),
+              var image = (context.imageCache ?? imageCache).imageFromMemory(forKey: key)
+        else { return nil }
+        if Task.isCancelled { throw WebImageError.cancelled("The image load was cancelled") }
+        if !options.contains(.retryFailed), failedURLs.contains(url) { return nil }
+        if options.contains(.decodeFirstFrameOnly) { image = image.firstFrame }
+        WebImageMetrics.memoryHits.increment()
+        return ImageResponse(image: image, url: url, cacheType: .memory, cacheKey: key)
+    }
+}
