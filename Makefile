@@ -4,9 +4,9 @@ DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libhe
          libarchive-dev zlib1g-dev
 
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
-# libvips (what pyvips loads) for the thumbnail quality test; a one-node Slurm cluster for
-# the bulk mode's job-array test.
-TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv slurm-wlm munge
+# libvips (what pyvips loads) for the thumbnail quality test. (The bulk mode's Slurm test
+# needs slurm-wlm and munge and is opt-in: WEBIMAGE_SLURM_TEST=1.)
+TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv
 # What the tests run in Python, in one virtual environment (make test-venv): the imgproxy
 # URL builders users generate URLs with; Pillow, numpy and pyvips for the thumbnail
 # quality test's reference and its libvips peer; the BlurHash and ThumbHash reference
