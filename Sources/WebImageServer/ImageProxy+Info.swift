@@ -66,19 +66,7 @@ extension ImageProxy {
                 return .failure(error)
             }
         }
-        let deadline = config.requestTimeout
-        let result = await withTaskGroup(of: Result<InfoResult, ProxyError>?.self) { group in
-            group.addTask { await self.infos.value(forKey: key, work) ?? .failure(.clientClosedRequest) }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(deadline))
-                return Task.isCancelled ? nil : .failure(.requestTimedOut)
-            }
-            defer { group.cancelAll() }
-            while let next = await group.next() {
-                if let next { return next }
-            }
-            return .failure(.clientClosedRequest)
-        }
+        let result = await withinRequestTimeout { await self.infos.value(forKey: key, work) }
         return try result.get()
     }
 

@@ -221,10 +221,18 @@ public final class ImageProxy: Sendable {
                 return .failure(error)
             }
         }
+        let result = await withinRequestTimeout { await self.renders.value(forKey: key, work) }
+        return try result.get()
+    }
+
+    /// Whichever ends first: `work`, or the request timeout (the loser is cancelled). A
+    /// `nil` from `work` (its waiters went away) is `clientClosedRequest`.
+    func withinRequestTimeout<T: Sendable>(
+        _ work: @escaping @Sendable () async -> Result<T, ProxyError>?
+    ) async -> Result<T, ProxyError> {
         let deadline = config.requestTimeout
-        // Whichever ends first: the render, or the deadline (the loser is cancelled).
-        let result = await withTaskGroup(of: Result<RenderedImage, ProxyError>?.self) { group in
-            group.addTask { await self.renders.value(forKey: key, work) ?? .failure(.clientClosedRequest) }
+        return await withTaskGroup(of: Result<T, ProxyError>?.self) { group in
+            group.addTask { await work() ?? .failure(.clientClosedRequest) }
             group.addTask {
                 try? await Task.sleep(for: .seconds(deadline))
                 return Task.isCancelled ? nil : .failure(.requestTimedOut)
@@ -235,7 +243,6 @@ public final class ImageProxy: Sendable {
             }
             return .failure(.clientClosedRequest)
         }
-        return try result.get()
     }
 
     /// Fetches, plans, renders and caches one result. Runs in a transform slot.

@@ -116,16 +116,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
             Self.adviseHugePages(UnsafeMutableRawBufferPointer(out))
             var y = 0
             while y < size.height {
-                let wanted = min(OrientationWriter.stripHeight, size.height - y)
-                let rows = try strip.withUnsafeMutableBytes { s throws(WebImageError) -> Int in
-                    guard let base = s.baseAddress else { return 0 }
-                    return try jpeg.readStrip(into: base, stride: size.width * 4, maxRows: wanted)
-                }
-                if jpeg.isTruncated {
-                    throw WebImageError.badImageData("The JPEG data ends before the image does (\(byteCount) bytes)")
-                }
-                guard rows == wanted else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
-                plan.convertCMYK(&strip, rows: 0..<rows)
+                let rows = try Self.readStrip(jpeg, into: &strip, plan: plan, remaining: size.height - y, byteCount: byteCount)
                 strip.bytes.withUnsafeBytes { s in
                     if let source = s.baseAddress?.assumingMemoryBound(to: UInt32.self) {
                         writer.write(source, rows: y..<(y + rows), into: destination)
@@ -138,6 +129,24 @@ public struct JPEGCoder: ProgressiveImageCoder {
         return plan.finish(pixels, isIncremental: false, isUpright: true)
     }
 
+    /// Reads the next strip (up to `strip`'s height, at most `remaining` rows) into `strip`
+    /// and converts CMYK; the rows read. A file that ends early is `badImageData`.
+    private static func readStrip(_ jpeg: JPEGDecompressor, into strip: inout PixelBuffer, plan: JPEGDecodePlan,
+                                  remaining: Int, byteCount: Int) throws -> Int {
+        let wanted = min(OrientationWriter.stripHeight, remaining)
+        let stride = strip.width * 4
+        let rows = try strip.withUnsafeMutableBytes { s throws(WebImageError) -> Int in
+            guard let base = s.baseAddress else { return 0 }
+            return try jpeg.readStrip(into: base, stride: stride, maxRows: wanted)
+        }
+        if jpeg.isTruncated {
+            throw WebImageError.badImageData("The JPEG data ends before the image does (\(byteCount) bytes)")
+        }
+        guard rows == wanted else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
+        plan.convertCMYK(&strip, rows: 0..<rows)
+        return rows
+    }
+
     /// Decodes a strip of rows at a time and feeds each to the Lanczos resampler while it
     /// is still in cache: the scaled image never exists in full, only the thumbnail does.
     private func decodeResampled(_ jpeg: JPEGDecompressor, plan: JPEGDecodePlan, size: PixelSize,
@@ -146,16 +155,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
         var strip = PixelBuffer(width: size.width, height: OrientationWriter.stripHeight)
         var y = 0
         while y < size.height {
-            let wanted = min(OrientationWriter.stripHeight, size.height - y)
-            let rows = try strip.withUnsafeMutableBytes { s throws(WebImageError) -> Int in
-                guard let base = s.baseAddress else { return 0 }
-                return try jpeg.readStrip(into: base, stride: size.width * 4, maxRows: wanted)
-            }
-            if jpeg.isTruncated {
-                throw WebImageError.badImageData("The JPEG data ends before the image does (\(byteCount) bytes)")
-            }
-            guard rows == wanted else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
-            plan.convertCMYK(&strip, rows: 0..<rows)
+            let rows = try Self.readStrip(jpeg, into: &strip, plan: plan, remaining: size.height - y, byteCount: byteCount)
             strip.bytes.withUnsafeBufferPointer { s in
                 if let base = s.baseAddress { resampler.consume(base, count: rows, stride: size.width * 4) }
             }
