@@ -53,7 +53,9 @@ struct DatasetSlurmTests {
 
         let clusterDirectory = try TemporaryDirectory()
         let cluster = try await SlurmCluster.start(in: clusterDirectory.url)
-        defer { cluster.stop() }
+        // The folder holds the pid files stop() reads: keep it until the daemons are gone
+        // (Swift may end a local's lifetime at its last use).
+        defer { withExtendedLifetime(clusterDirectory) { cluster.stop() } }
         let (submitted, output) = try await cluster.submit(scriptURL, in: work.url, environment: environment)
         #expect(submitted == 0, "sbatch: \(output)\n\(cluster.logs)")
         let logs = (0..<4).map { (try? String(contentsOf: work.url.appendingPathComponent("webimage-dataset-\($0).log"),
