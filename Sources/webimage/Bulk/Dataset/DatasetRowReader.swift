@@ -11,8 +11,7 @@ import Foundation
 ///
 /// **Threads.** Opening and parsing block (`gzread`, a pipe): they run on the reader's
 /// own serial queue, never on the cooperative pool.
-final class DatasetRowReader: @unchecked Sendable {
-    // @unchecked: one task calls `next()` at a time, and the parser is touched only on `queue`.
+final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at a time; parser only on `queue`
 
     enum Item: Sendable {
         case row(InputRow)

@@ -19,8 +19,7 @@ final class ShardOutput: Sendable {
         case files, webdataset
     }
 
-    private final class OpenShards: @unchecked Sendable {
-        // @unchecked: touched only on `queue`.
+    private final class OpenShards: @unchecked Sendable {  // touched only on `queue`
         var writers: [Int: any ShardWriter] = [:]
         var metadata: [Int: Data] = [:]
         var failed: Set<Int> = []
