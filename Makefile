@@ -4,9 +4,11 @@ DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libhe
          libarchive-dev zlib1g-dev
 
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
-# libvips (what pyvips loads) for the thumbnail quality test. (The bulk mode's Slurm test
-# needs slurm-wlm and munge and is opt-in: WEBIMAGE_SLURM_TEST=1.)
+# libvips (what pyvips loads) for the thumbnail quality test. Slurm and munge for the bulk
+# mode's array-job test (a one-node cluster the test starts as root, in a folder of its own),
+# installed apart so a package script that fails there cannot cost the others.
 TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv
+SLURM_DEBS := slurm-wlm munge
 # What the tests run in Python, in one virtual environment (make test-venv): the imgproxy
 # URL builders users generate URLs with; Pillow, numpy and pyvips for the thumbnail
 # quality test's reference and its libvips peer; the BlurHash and ThumbHash reference
@@ -27,6 +29,7 @@ deps:
 # Not fatal: without them the nginx, browser and quality tests skip and say why.
 test-deps:
 	-@scripts/install-debs.sh $(TEST_DEBS)
+	-@scripts/install-debs.sh $(SLURM_DEBS)
 
 # Fatal when it fails: the tests that need it would fail anyway, less clearly. The stamp
 # makes reruns free; a change to this Makefile reinstalls.
@@ -43,9 +46,19 @@ build: deps
 
 # Serial: CPU-heavy decode tests running beside the loopback network tests would
 # starve their timers on a 2-core machine; serial keeps every test's timing honest.
+# The whole log is kept in .build/test-output/test.log; when a test fails, its failure lines
+# are repeated at the end, where a CI page that shows only the tail still shows them.
+TEST_LOG := .build/test-output/test.log
 test: deps test-deps test-venv
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	@mkdir -p $(dir $(TEST_LOG))
+	@{ $(SWIFT) test --skip-build --no-parallel; echo $$? > $(TEST_LOG).status; } 2>&1 | tee $(TEST_LOG); \
+	status=$$(cat $(TEST_LOG).status); \
+	if [ "$$status" != 0 ]; then \
+	  echo "── what failed (the whole log: $(TEST_LOG)) ──"; \
+	  grep -E "✘|Fatal error|Test Case .* failed|[Cc]aught signal|exited with (status|signal)" $(TEST_LOG) | cut -c1-400 | tail -n 80; \
+	fi; \
+	exit $$status
 
 demo: deps
 	$(SWIFT) build -c release --product webimage
