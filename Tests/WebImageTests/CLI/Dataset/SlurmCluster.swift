@@ -42,11 +42,13 @@ final class SlurmCluster: Sendable {
         try await run(munged, ["--force", "--socket=\(d)/munge/munge.socket", "--key-file=\(keyPath)",
                                "--log-file=\(d)/log/munged.log", "--pid-file=\(d)/munge/munged.pid",
                                "--seed-file=\(d)/munge/munged.seed"], what: "munged")
+        // The machine's short name (slurmd finds its node by it), at 127.0.0.1: no name
+        // lookup, nothing leaves loopback.
         let host = try await output("/bin/hostname", ["-s"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let ports = try freePorts(2)
         let conf = """
             ClusterName=webimage-test
-            SlurmctldHost=\(host)
+            SlurmctldHost=\(host)(127.0.0.1)
             SlurmUser=root
             SlurmdUser=root
             AuthType=auth/munge
@@ -66,7 +68,7 @@ final class SlurmCluster: Sendable {
             ReturnToService=2
             JobCompType=jobcomp/none
             AccountingStorageType=accounting_storage/none
-            NodeName=\(host) CPUs=\(ProcessInfo.processInfo.activeProcessorCount) State=UNKNOWN
+            NodeName=\(host) NodeAddr=127.0.0.1 NodeHostname=\(host) CPUs=\(ProcessInfo.processInfo.activeProcessorCount) State=UNKNOWN
             PartitionName=test Nodes=\(host) Default=YES MaxTime=INFINITE State=UP
 
             """
