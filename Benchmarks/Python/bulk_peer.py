@@ -164,7 +164,7 @@ def check(args):
     from PIL import Image
     rows = list(csv.DictReader(open(args.list, newline="")))
     problems = []
-    ours = read_shards(args.ours)
+    ours = read_shards(args.out)
     peer = read_shards(args.peer) if args.peer and os.path.isdir(args.peer) else {}
     digits = math.ceil(math.log10(args.per_shard))
     by_key = {}

@@ -78,7 +78,10 @@ public struct ImageHeader: Sendable, Hashable {
         var i = 2
         var orientation = Orientation.up
         while i + 9 < p.count {
-            guard p[i] == 0xFF else { return nil }
+            // Bytes where a marker should be are skipped to the next 0xFF, as libjpeg does
+            // ("extraneous bytes before marker"): a segment whose length is one short still
+            // decodes there, so it is not refused here.
+            guard p[i] == 0xFF else { i += 1; continue }
             let marker = p[i + 1]
             if marker == 0xFF { i += 1; continue }
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }

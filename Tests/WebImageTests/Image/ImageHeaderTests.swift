@@ -7,8 +7,22 @@ import WebImageCodecs
 /// here from the frame header's numbers (printed by any JPEG dump tool) and libjpeg's
 /// layout: per component, ⌈size × factor ÷ (max factor × 8)⌉ blocks each way, padded to a
 /// multiple of the component's factor, 64 coefficients of 2 bytes per block.
-@Suite("ImageHeader: a multi-scan JPEG's coefficient arrays")
+@Suite("ImageHeader: JPEG sizes and a multi-scan JPEG's coefficient arrays")
 struct ImageHeaderTests {
+    @Test("every JPEG of the corpus that decodes: the header's size is MANIFEST's (libjpeg's)")
+    func everyJPEGSize() throws {
+        let entries = Corpus.entries(format: "jpeg", expect: ["ok"])
+        #expect(entries.count > 250)
+        for entry in entries {
+            let header = ImageHeader(try entry.data())
+            #expect(header?.storedSize.width == entry.width && header?.storedSize.height == entry.height, "\(entry)")
+        }
+        // A segment one byte short (APP14 length 13, then a stray byte before DQT): libjpeg
+        // skips the byte and decodes; the bulk mode used to call it undecodable.
+        let short = try #require(ImageHeader(try Corpus.data("jpeg/pillow/truncated_app14.jpg")))
+        #expect(short.storedSize == PixelSize(width: 100, height: 100))
+    }
+
     @Test("a single interleaved baseline scan keeps no coefficient arrays")
     func baselineHasNone() throws {
         // 4032×3024, 4:2:0, SOF0, one scan with all three components.
