@@ -43,25 +43,38 @@ enum CacheWork {
     /// name, the hop to the cache's I/O queue, open/fstat/read/close, the access-date
     /// refresh). The data only: nothing is decoded. The cache lives in a fresh temporary
     /// directory removed afterwards.
-    static func diskGet(path: String, ops: Int, iterations: Int, warmup: Int) throws -> BenchReport {
+    static func diskGet(path: String, ops: Int, readers: Int, iterations: Int, warmup: Int) throws -> BenchReport {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-bench-disk-\(getpid())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = "https://example.com/images/\(URL(fileURLWithPath: path).lastPathComponent)"
+        let perReader = ops / readers
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], bytes: Int) in
             let cache = DiskCache(directory: directory)
             try await cache.store(data, forKey: key)
             var bytes = 0
             let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
-                for _ in 0..<ops {
-                    guard let hit = await cache.data(forKey: key) else { throw UsageError("disk cache missed its entry") }
-                    bytes &+= hit.count
+                // `readers` tasks asking at once, as concurrent requests for cached images do.
+                bytes &+= try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<readers {
+                        group.addTask {
+                            var got = 0
+                            for _ in 0..<perReader {
+                                guard let hit = await cache.data(forKey: key) else {
+                                    throw UsageError("disk cache missed its entry")
+                                }
+                                got &+= hit.count
+                            }
+                            return got
+                        }
+                    }
+                    return try await group.reduce(0, +)
                 }
             }
             return (samples, bytes)
         }
         return BenchReport(mode: BenchMode.diskCacheGet.rawValue, ok: measured.bytes > 0, samples: measured.samples,
-                           opsPerSample: ops, peakRSSBytes: ProcessMemory.peakResidentBytes())
+                           opsPerSample: perReader * readers, peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
 }

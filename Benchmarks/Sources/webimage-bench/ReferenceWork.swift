@@ -47,14 +47,40 @@ enum ReferenceWork {
                            opsPerSample: perThread * threads, peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
 
-    /// `ops` times: open the file, size it, read it whole into a fresh buffer, close.
-    static func rawRead(path: String, ops: Int, iterations: Int, warmup: Int) throws -> BenchReport {
-        var total = 0
+    /// `ops` times: open the file, size it, read it whole into a fresh buffer, close; with
+    /// `threads` > 1, the `ops` shared among that many threads reading at once.
+    static func rawRead(path: String, ops: Int, threads: Int, iterations: Int, warmup: Int) throws -> BenchReport {
+        let tally = Tally()
+        let perThread = ops / threads
         let samples = try Sampler.samples(iterations: iterations, warmup: warmup) {
-            for _ in 0..<ops { total &+= try readWhole(path) }
+            if threads == 1 {
+                for _ in 0..<ops { tally.bytes.add(try readWhole(path), ordering: .relaxed) }
+                return
+            }
+            let group = DispatchGroup()
+            for _ in 0..<threads {
+                group.enter()
+                Thread {
+                    var bytes = 0
+                    for _ in 0..<perThread {
+                        guard let count = try? readWhole(path) else { tally.failed.store(true, ordering: .relaxed); break }
+                        bytes &+= count
+                    }
+                    tally.bytes.add(bytes, ordering: .relaxed)
+                    group.leave()
+                }.start()
+            }
+            group.wait()
         }
-        return BenchReport(mode: BenchMode.rawRead.rawValue, ok: total > 0, samples: samples,
-                           opsPerSample: ops, peakRSSBytes: ProcessMemory.peakResidentBytes())
+        return BenchReport(mode: BenchMode.rawRead.rawValue, ok: tally.bytes.load(ordering: .relaxed) > 0 && !tally.failed.load(ordering: .relaxed),
+                           samples: samples, opsPerSample: threads == 1 ? ops : perThread * threads,
+                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+    }
+
+    /// What the reading threads found; a class so their closures can share it.
+    final class Tally: Sendable {
+        let bytes = Atomic<Int>(0)
+        let failed = Atomic<Bool>(false)
     }
 
     private static func readWhole(_ path: String) throws -> Int {

@@ -31,13 +31,15 @@ struct WebImageBench {
                                                 iterations: a.iterations, warmup: a.warmup)
             case .rawRead:
                 guard let path = a.inputs.first else { throw UsageError("raw-read needs a file") }
-                return try ReferenceWork.rawRead(path: path, ops: a.ops, iterations: a.iterations, warmup: a.warmup)
+                return try ReferenceWork.rawRead(path: path, ops: a.ops, threads: a.threads, iterations: a.iterations,
+                                                 warmup: a.warmup)
             case .memoryCacheGet, .memoryCacheSet:
                 return CacheWork.memory(set: mode == .memoryCacheSet, ops: a.ops, threads: a.threads,
                                         iterations: a.iterations, warmup: a.warmup)
             case .diskCacheGet:
                 guard let path = a.inputs.first else { throw UsageError("disk-cache-get needs a file") }
-                return try CacheWork.diskGet(path: path, ops: a.ops, iterations: a.iterations, warmup: a.warmup)
+                return try CacheWork.diskGet(path: path, ops: a.ops, readers: a.threads, iterations: a.iterations,
+                                             warmup: a.warmup)
             case .managerMemoryHit:
                 return try ManagerWork.memoryHit(ops: a.ops, iterations: a.iterations, warmup: a.warmup)
             case .download, .downloadData:
