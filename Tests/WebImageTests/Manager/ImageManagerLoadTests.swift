@@ -158,12 +158,14 @@ struct ImageManagerLoadTests {
         f.origin.route("/p2.png", response)
         let url = f.origin.url("/p.png")
 
-        // Checked as each partial is delivered: the cache must not hold anything yet.
-        let storedDuringPartial = Locked(false)
+        // What the cache holds as each partial is delivered. Callbacks run on the callback
+        // queue after the pipeline has moved on, so the last partial's may find the final
+        // image already stored; a partial must never be found there.
+        let heldDuringPartials = Locked<[DecodedImage]>([])
         let recorder = ResultRecorder()
         f.manager.loadImage(with: url, options: [.progressiveLoad]) { [cache = f.cache] result in
-            if !result.isFinished, cache.imageFromMemory(forKey: url.absoluteString) != nil {
-                storedDuringPartial.withLock { $0 = true }
+            if !result.isFinished, let held = cache.imageFromMemory(forKey: url.absoluteString) {
+                heldDuringPartials.withLock { $0.append(held) }
             }
             recorder.record(result)
         }
@@ -174,7 +176,8 @@ struct ImageManagerLoadTests {
         #expect(results.filter { $0.isFinished }.count == 1)
         #expect(results.last?.image?.height == 64)
         #expect(results.dropLast().allSatisfy { $0.data == nil && $0.image != nil })
-        #expect(!storedDuringPartial.withLock { $0 })
+        let final = try #require(results.last?.image)
+        #expect(heldDuringPartials.withLock { $0 }.allSatisfy { $0 == final })
 
         var streamed: [ImageLoadResult] = []
         for try await result in f.manager.loadImageStream(with: f.origin.url("/p2.png"), options: [.progressiveLoad]) {

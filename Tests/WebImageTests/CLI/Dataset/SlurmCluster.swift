@@ -38,7 +38,9 @@ final class SlurmCluster: Sendable {
         var key = [UInt8](repeating: 0, count: 1024)
         for i in key.indices { key[i] = UInt8.random(in: 0...255) }
         let keyPath = "\(d)/munge/munge.key"
-        FileManager.default.createFile(atPath: keyPath, contents: Data(key), attributes: [.posixPermissions: 0o400])
+        guard FileManager.default.createFile(atPath: keyPath, contents: Data(key), attributes: [.posixPermissions: 0o400]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: keyPath])
+        }
         try await run(munged, ["--force", "--socket=\(d)/munge/munge.socket", "--key-file=\(keyPath)",
                                "--log-file=\(d)/log/munged.log", "--pid-file=\(d)/munge/munged.pid",
                                "--seed-file=\(d)/munge/munged.seed"], what: "munged")
