@@ -114,6 +114,9 @@ struct AnimatedImagePlayerTests {
             #expect(shown.allSatisfy { $0.buffered <= frames * frameBytes }, "\(shown.map(\.buffered))")
         }
         #expect(animation.pool.bytes <= animation.pool.capacity * frameBytes)
+        // A frame still being decoded ahead on the decode queue when the player stops goes
+        // back to the pool when that decode ends, which may be just after play() returned.
+        #expect(await ManagerTestKit.eventually { animation.bufferedBytes == 0 }, "\(animation.bufferedBytes) bytes still buffered")
         #expect(animation.cost == animation.data.count + animation.pool.bytes)
         // A negative budget is one frame at a time.
         #expect(AnimatedImagePlayer(animation, maxBufferSize: -5).maxBufferSize == 0)
