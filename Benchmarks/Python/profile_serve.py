@@ -70,8 +70,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--set", choices=["big", "mixed"], default="big",
-                        help="the 12 MP row's sources (default) or the mixed row's, with its four boxes")
+    parser.add_argument("--set", choices=["big", "mixed", "cached"], default="big",
+                        help="the 12 MP row's sources (default), the mixed row's with its four boxes, or "
+                             "the cached row: caches on, one 12 MP URL asked again and again (use --concurrency 1)")
     parser.add_argument("--webimage", default=str(ROOT / ".build/release/webimage"))
     parser.add_argument("--keep", help="keep perf.data here")
     parser.add_argument("--report", help="only summarise this perf.data (from --keep)")
@@ -82,21 +83,25 @@ def main():
         return
     work = ROOT / ".build-bench/run/serve"
     root = work / "root"
-    names = sorted(p.name for p in (root / args.set).iterdir())
+    folder = "big" if args.set == "cached" else args.set
+    names = sorted(p.name for p in (root / folder).iterdir())
     if not names:
         sys.exit("no 12 MP sources: run `compare --only serve` first")
     bench = ServeBench(ROOT / ".build-bench/run", ROOT / "Tests/Fixtures/corpus", None, args.webimage, None,
                        False, 1, log=lambda s: None)
     origin = NginxOrigin(root, Path(tempfile.mkdtemp(prefix="profile-nginx-"))).start()
     port = free_port()
-    server = Server("webimage serve", [args.webimage, "serve", "--no-cache", "--allow-private-addresses",
+    caching = ["--cache-dir", tempfile.mkdtemp(prefix="profile-cache-")] if args.set == "cached" else ["--no-cache"]
+    server = Server("webimage serve", [args.webimage, "serve", *caching, "--allow-private-addresses",
                                        "--host", "127.0.0.1", "--port", str(port)],
                     port, "/health", work / "profile.log").start()
     data = args.keep or str(Path(tempfile.mkdtemp(prefix="profile-")) / "perf.data")
     try:
         boxes = ServeBench.MIXED_BOXES
         sizes = bench.big_sizes if args.set == "big" else (lambda i: boxes[i % len(boxes)])
-        paths = [ours_path(f"{origin.base_url}/{args.set}/{n}", *sizes(i)) for i, n in enumerate(names)]
+        paths = [ours_path(f"{origin.base_url}/{folder}/{n}", *sizes(i)) for i, n in enumerate(names)]
+        if args.set == "cached":
+            paths = [ours_path(f"{origin.base_url}/big/{names[0]}", ServeBench.BIG_BOX, ServeBench.BIG_BOX)]
         listing = work / "profile-paths.txt"
         listing.write_text("".join(p + "\n" for p in paths))
         wrk(server.base_url, listing, args.concurrency, 2)  # warm-up, unmeasured
@@ -118,6 +123,8 @@ def main():
         server.stop()
         origin.stop()
 
+    if "p99_us" in report:
+        print(f"latency p50 {report['p50_us'] / 1000:.2f} ms, p99 {report['p99_us'] / 1000:.2f} ms")
     summarise(data, report.get("requests", 0), wall, spent, args.concurrency)
 
 
