@@ -20,7 +20,7 @@ TEST_VENV := .build-test/venv
 TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
              "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
 
-.PHONY: deps test-deps test-venv build test demo bench test-asan test-tsan fuzz
+.PHONY: deps test-deps test-venv build test demo bench docs test-asan test-tsan fuzz
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
@@ -66,6 +66,12 @@ demo: deps
 
 bench: deps
 	$(MAKE) -C Benchmarks bench
+
+# The DocC catalog (Sources/WebImage/WebImage.docc) with the library's symbols, into .build/docs,
+# with the toolchain's docc; fails on a warning about an article (scripts/docs.sh).
+docs: deps
+	$(SWIFT) build --target WebImage
+	scripts/docs.sh .build/debug .build/docs
 
 # Hardening: sanitizer runs and fuzzing, each in its own scratch path (see Tests/WebImageTests/Hardening).
 HARDENING_SUITES := MustFailFileTests|TruncatedFileTests|DecompressionBombTests|FuzzRegressionTests

@@ -4,7 +4,8 @@ import WebImageCodecs
 /// An error the proxy answers with: an HTTP status and the JSON body
 /// `{"error":{"code":…,"name":…,"message":…}}`.
 ///
-/// ``table`` is the one list of codes, names and statuses; README.md and openapi.yaml
+/// ``table`` is the one list of codes, names and statuses; the proxy article of the DocC
+/// catalog (`ImageProxy.md`) and openapi.yaml
 /// repeat it and a test holds them to it. Library failures keep ``WebImageError``'s code
 /// and name; the proxy's own refusals use codes 3000–3099. Statuses follow imgproxy where
 /// it defines one, except two deliberate choices: a source outside the allowlist is 403
@@ -33,7 +34,7 @@ public struct ProxyError: Error, Sendable, Equatable {
         public var code: Int
         public var name: String
         public var status: Int
-        /// What it means, as README.md says it.
+        /// What it means, as the proxy article (`ImageProxy.md`) says it.
         public var meaning: String
     }
 

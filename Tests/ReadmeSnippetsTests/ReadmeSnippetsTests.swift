@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The README's examples compile because they are in `Snippets.swift`; this checks that
-/// every ```swift block of the README is there, so the two cannot drift apart.
+/// The examples of the README and of the DocC catalog's articles compile because they are in
+/// `Snippets.swift`; this checks that every ```swift block of them is there, so the two cannot
+/// drift apart.
 @Suite("README snippets")
 struct ReadmeSnippetsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -31,20 +32,31 @@ struct ReadmeSnippetsTests {
         return blocks
     }
 
-    @Test("every ```swift block of README.md is in Snippets.swift, in one piece")
+    /// README.md and every article of `Sources/WebImage/WebImage.docc`.
+    static func documents() throws -> [URL] {
+        let catalog = root.appendingPathComponent("Sources/WebImage/WebImage.docc")
+        let articles = try FileManager.default.contentsOfDirectory(at: catalog, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "md" }
+        return [root.appendingPathComponent("README.md")] + articles.sorted { $0.path < $1.path }
+    }
+
+    @Test("every ```swift block of README.md and of the DocC articles is in Snippets.swift, in one piece")
     func everyBlockIsCompiled() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let snippets = try String(
             contentsOf: Self.root.appendingPathComponent("Tests/ReadmeSnippetsTests/Snippets.swift"), encoding: .utf8)
         let compiled = Self.lines(snippets)
-        let blocks = Self.swiftBlocks(in: readme)
-        #expect(blocks.count >= 8, "the README has its examples")
-        for block in blocks {
+        let documents = try Self.documents()
+        #expect(documents.count >= 7, "the README and the catalog's six articles")
+        let blocks = try documents.flatMap { url in
+            Self.swiftBlocks(in: try String(contentsOf: url, encoding: .utf8)).map { (url.lastPathComponent, $0) }
+        }
+        #expect(blocks.count >= 12, "the documents have their examples")
+        for (document, block) in blocks {
             let wanted = Self.lines(block).filter { $0 != "import WebImage" }
             let found = compiled.indices.contains { start in
                 start + wanted.count <= compiled.count && Array(compiled[start..<start + wanted.count]) == wanted
             }
-            #expect(found, "README block not in Snippets.swift:\n\(block)")
+            #expect(found, "a block of \(document) is not in Snippets.swift:\n\(block)")
         }
     }
 }

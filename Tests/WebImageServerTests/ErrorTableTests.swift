@@ -3,15 +3,20 @@ import Testing
 import WebImageCodecs
 @testable import WebImageServer
 
-/// One error table: the code, README.md and openapi.yaml say the same.
+/// One error table: the code, the proxy's documentation (README.md and the DocC article
+/// `ImageProxy.md`) and openapi.yaml say the same.
 @Suite("The proxy's error table", .timeLimit(.minutes(1)))
 struct ErrorTableTests {
-    static let readme = (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    /// README.md followed by the DocC catalog's proxy article, where the tables live.
+    static let readme = ["README.md", "Sources/WebImage/WebImage.docc/ImageProxy.md"].map {
+        (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent($0), encoding: .utf8)) ?? ""
+    }.joined(separator: "\n")
     static let openapi = (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)) ?? ""
 
-    @Test("every row is in README.md as `| code | name | status |` and in openapi.yaml")
+    @Test("every row is in the documentation as `| code | name | status |` and in openapi.yaml")
     func documented() {
         let readme = Self.readme, openapi = Self.openapi
+        #expect(readme.contains("## The image proxy") && readme.contains("# The image proxy\n"), "both documents were read")
         let missingInReadme = ProxyError.table.filter { !readme.contains("| \($0.code) | `\($0.name)` | \($0.status) |") }
         let missingInOpenAPI = ProxyError.table.filter { !openapi.contains("\($0.code) \($0.name) \($0.status)") }
         #expect(missingInReadme.map(\.code) == [])

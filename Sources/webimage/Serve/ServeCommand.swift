@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every setting also reads imgproxy's environment variable of the same meaning
             (IMGPROXY_KEY, IMGPROXY_SALT, IMGPROXY_BIND, IMGPROXY_WORKERS, IMGPROXY_QUALITY,
-            IMGPROXY_PRESETS…; the README lists them); a flag wins over its variable.
+            IMGPROXY_PRESETS…; the proxy article, ImageProxy.md, lists them); a flag wins over its variable.
             """)
 
     @Option(help: "Port to listen on (0: any free port, printed at start). Env: IMGPROXY_BIND, PORT.")

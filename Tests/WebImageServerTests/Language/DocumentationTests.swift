@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import WebImageServer
 
-/// README.md and openapi.yaml describe the whole language and the environment: every
-/// option of imgproxy's processing.mdx (listed here from that document) and every
-/// variable `serve` reads (taken from its source) is named in both, or in the README.
+/// The documentation (README.md and the DocC article `ImageProxy.md`) and openapi.yaml
+/// describe the whole language and the environment: every option of imgproxy's
+/// processing.mdx (listed here from that document) is named in both, and every variable
+/// `serve` reads (taken from its source) in the documentation.
 @Suite("The language is documented", .timeLimit(.minutes(1)))
 struct DocumentationTests {
     static let options = [
@@ -18,14 +19,14 @@ struct DocumentationTests {
         "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
     ]
 
-    @Test("every option, long and short, is in README.md and openapi.yaml")
+    @Test("every option, long and short, is in the documentation and openapi.yaml")
     func options() {
         let readme = ErrorTableTests.readme, openapi = ErrorTableTests.openapi
         #expect(Self.options.filter { !readme.contains("`\($0)`") } == [])
         #expect(Self.options.filter { !openapi.contains("`\($0)`") && !openapi.contains("`\($0)/") && !openapi.contains("/\($0)`") } == [])
     }
 
-    @Test("every IMGPROXY_ variable serve reads is in README.md")
+    @Test("every IMGPROXY_ variable serve reads is in the documentation")
     func environment() throws {
         let source = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/WebImageServer/ProxyConfig+Environment.swift"), encoding: .utf8)
         let names = Set(source.matches(of: /"(IMGPROXY_[A-Z0-9_]+)"/).map { String($0.output.1) })

@@ -84,7 +84,7 @@ struct BulkResumeTests {
         }
     }
 
-    @Test("the README's GNU parallel example over 4 shards (skipped without parallel)")
+    @Test("the bulk article's GNU parallel example over 4 shards (skipped without parallel)")
     func gnuParallel() async throws {
         let parallel = URL(fileURLWithPath: "/usr/bin/parallel")
         guard FileManager.default.isExecutableFile(atPath: parallel.path) else {
@@ -97,7 +97,7 @@ struct BulkResumeTests {
         let work = try TemporaryDirectory()
         let list = try BulkFixture.list(urls, in: work)
         let images = work.url.appendingPathComponent("images").path
-        // As in the README, with the test's paths.
+        // As in BulkDatasets.md, with the test's paths.
         let child = try BulkChild(parallel, [
             "--will-cite", "-j", "4", WebImageTool.executable.path, "fetch", "--file", list, "--shard", "{}/4",
             "--thumbnail", "48x48", "--format", "jpeg", "--quality", "90", "--out", images, "--out-layout", "shards:4",

@@ -2,16 +2,17 @@ import Foundation
 import Testing
 import WebImageTestOrigin
 
-/// Parquet lists are not read: the README's two one-liners (DuckDB, pyarrow) turn one into
+/// Parquet lists are not read: the bulk article's two one-liners (BulkDatasets.md) (DuckDB, pyarrow) turn one into
 /// the CSV the job reads. Both run here, as written, in the test venv (`make test-venv`).
-@Suite("webimage fetch: the README's parquet one-liners", .serialized, .timeLimit(.minutes(3)))
+@Suite("webimage fetch: the documented parquet one-liners", .serialized, .timeLimit(.minutes(3)))
 struct DatasetParquetTests {
     static let venv = Corpus.packageRoot.appendingPathComponent(".build-test/venv/bin")
 
-    /// The README's one-liners: the lines that read `laion.parquet`.
+    /// The article's one-liners: the lines that read `laion.parquet`.
     static func oneLiners() throws -> [String] {
-        let readme = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        return readme.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let article = try String(contentsOf: Corpus.packageRoot.appendingPathComponent(
+            "Sources/WebImage/WebImage.docc/BulkDatasets.md"), encoding: .utf8)
+        return article.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("python3 -c") && $0.contains("laion.parquet") }
     }
 

@@ -2,22 +2,23 @@ import Foundation
 import Testing
 import WebImageTestOrigin
 
-/// The README's Slurm array script, run as written on a one-node cluster started here:
+/// The Slurm array script of the bulk article (BulkDatasets.md), run as written on a one-node cluster started here:
 /// the union of its four tasks' shards is the unsharded run's, byte for byte (the stats'
 /// times aside).
-@Suite("webimage fetch: the README's Slurm array job", .serialized, .timeLimit(.minutes(3)),
+@Suite("webimage fetch: the documented Slurm array job", .serialized, .timeLimit(.minutes(3)),
        .enabled(if: SlurmCluster.unavailableReason == nil, Comment(rawValue: SlurmCluster.unavailableReason ?? "")))
 struct DatasetSlurmTests {
-    /// The README's sbatch script: the shell block holding `#SBATCH --array`.
-    static func readmeScript() throws -> String {
-        let readme = try String(contentsOf: Corpus.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = readme.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
-        return try #require(blocks.first { $0.contains("#SBATCH --array=0-3") }, "the README has no Slurm array script")
+    /// The bulk article's sbatch script: the shell block holding `#SBATCH --array`.
+    static func documentedScript() throws -> String {
+        let article = try String(contentsOf: Corpus.packageRoot.appendingPathComponent(
+            "Sources/WebImage/WebImage.docc/BulkDatasets.md"), encoding: .utf8)
+        let blocks = article.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+        return try #require(blocks.first { $0.contains("#SBATCH --array=0-3") }, "BulkDatasets.md has no Slurm array script")
     }
 
-    @Test("sbatch --array=0-3 of the README's script writes the unsharded run's shards")
+    @Test("sbatch --array=0-3 of the documented script writes the unsharded run's shards")
     func arrayJob() async throws {
-        let script = try Self.readmeScript()
+        let script = try Self.documentedScript()
         #expect(script.hasPrefix("#!/bin/bash\n"))
         #expect(script.contains("--shard \"$SLURM_ARRAY_TASK_ID/4\""))
 
