@@ -9,6 +9,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/.build/debug}" && pwd -P)
+scratch=$(cd "$build/../.." && pwd)   # <scratch>/<triple>/debug: the dependencies' checkouts are beside it
 out=${2:-$root/.build/docs}
 bin=$(dirname "$(readlink -f "$(command -v swift)")")
 work=$(mktemp -d)
@@ -20,7 +21,7 @@ flags=()
 while IFS= read -r map; do flags+=(-Xcc "-fmodule-map-file=$map"); done < <(
   { find "$build" -maxdepth 3 -name module.modulemap -not -path '*-tool.build/*'; find "$root/Sources" -name module.modulemap; } | sort)
 while IFS= read -r inc; do flags+=(-Xcc "-I$inc"); done < <(
-  find "$root/Sources" "$root/.build/checkouts" -type d -name include 2>/dev/null | sort)
+  find "$root/Sources" "$scratch/checkouts" -type d -name include 2>/dev/null | sort)
 
 mkdir -p "$work/symbols"
 "$bin/swift-symbolgraph-extract" -module-name WebImage -target "$(uname -m)-unknown-linux-gnu" \
