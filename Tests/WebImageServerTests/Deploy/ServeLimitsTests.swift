@@ -178,7 +178,11 @@ struct ServeLimitsTests {
         await serve.process.stop()
         let grown = after.peak - start
         print("peak RSS grew by \(grown >> 20) MiB under a \(budget >> 20) MiB budget")
-        #expect(grown <= budget + 8 << 20, "peak RSS grew by \(grown >> 20) MiB over a \(budget >> 20) MiB budget")
+        if Sanitizer.thread {
+            print("peak RSS not bounded under ThreadSanitizer (shadow memory); make test checks it")
+        } else {
+            #expect(grown <= budget + 8 << 20, "peak RSS grew by \(grown >> 20) MiB over a \(budget >> 20) MiB budget")
+        }
         let log = (try? String(contentsOf: serve.process.log, encoding: .utf8)) ?? ""
         #expect(!log.contains("warning"), "\(serve.process.logTail)")
     }

@@ -30,7 +30,7 @@ struct BulkManifestTests {
         let lines = ["# a comment", ""] + expected.map(\.0) + ["", "   "]
         let list = try BulkFixture.list(lines, in: work)
         let manifest = work.url.appendingPathComponent("manifest.jsonl").path
-        let run = try await WebImageTool.run(["fetch", "--file", list, "--memory-only", "--timeout", "0.5",
+        let run = try await WebImageTool.run(["fetch", "--file", list, "--memory-only", "--timeout", "1.5",
                                               "--manifest", manifest, "--out", work.url.appendingPathComponent("out").path])
         #expect(run.status == 1)
         let records = BulkFixture.manifest(manifest).sorted { ($0["index"] as? Int ?? 0) < ($1["index"] as? Int ?? 0) }
