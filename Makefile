@@ -90,10 +90,18 @@ test-asan: deps
 	  --filter '$(HARDENING_SUITES)'
 
 # The whole suite under ThreadSanitizer; scripts/tsan-suppressions.txt says which reports it drops and why.
-test-tsan: deps
+# Reports of the test process and of every child it starts (`webimage` is built with TSan too)
+# go to .build-tsan/reports/; the target fails when a test fails or when there is any report.
+TSAN_REPORTS := $(CURDIR)/.build-tsan/reports
+test-tsan: deps test-deps test-venv
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan-suppressions.txt $(TSAN_OPTIONS)" \
-	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan
+	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
+	@TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan-suppressions.txt log_path=$(TSAN_REPORTS)/report $(TSAN_OPTIONS)" \
+	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan; status=$$?; \
+	reports=$$(cat $(TSAN_REPORTS)/report.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true); \
+	echo "ThreadSanitizer: $$reports reports in $(TSAN_REPORTS)"; \
+	cat $(TSAN_REPORTS)/report.* 2>/dev/null | grep '^SUMMARY' | sort | uniq -c; \
+	[ "$$status" = 0 ] && [ "$$reports" = 0 ]
 
 # libFuzzer: runs each target for FUZZ_SECONDS, seeded from the corpus (copied into the
 # git-ignored fuzz-corpus/); crashing inputs and each run's log (run.log) land in
