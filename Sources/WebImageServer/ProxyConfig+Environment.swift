@@ -24,7 +24,7 @@ extension ProxyConfig {
     ///
     /// Also returns the listen address from `IMGPROXY_BIND`/`PORT`.
     public func applyingEnvironment(_ environment: [String: String]) throws(EnvironmentError) -> (ProxyConfig, Bind) {
-        var reader = EnvironmentReader(values: environment)
+        let reader = EnvironmentReader(values: environment)
         var c = self
         // Signing
         var keys = try reader.list("IMGPROXY_KEY")

@@ -50,7 +50,7 @@ struct DocCCatalogTests {
     /// stderr) goes to a file read once the termination handler has fired.
     static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, log: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-docs-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)   // opening it below fails if this did
         defer { try? FileManager.default.removeItem(at: log) }
         let handle = try FileHandle(forWritingTo: log)
         defer { try? handle.close() }

@@ -145,7 +145,7 @@ extension DiskCache {
             self.knownSize.withLock { known in known = known.map { $0 - size } }
             return (-size, ())
         }
-        if let budget = config.budget { budget.update(remove) } else { remove() }
+        if let budget = config.budget { budget.update(remove) } else { _ = remove() }
         unlink(sidecarPath(forName: name))
     }
 

@@ -76,7 +76,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil
         }
         guard ok else { return bytes.map(String.init).joined(separator: ".") }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The IPv4 address an IPv6 address carries, when it is a form that reaches that

@@ -21,7 +21,7 @@ extension PixelBuffer {
     /// Fills `bytes` (whole pixels) with `color`.
     static func fill(_ bytes: UnsafeMutableBufferPointer<UInt8>, with color: RGBA) {
         if color.r == 0 && color.g == 0 && color.b == 0 && color.a == 0 {
-            _ = bytes.initialize(repeating: 0)
+            bytes.initialize(repeating: 0)
             return
         }
         var i = 0

@@ -176,13 +176,7 @@ public final class WebPIncrementalDecoder: ProgressiveImageDecoder {
     }
 
     private func oneShot(_ data: Data) throws(WebImageError) -> DecodedImage {
-        do {
-            return try WebPCoder().decode(data, options: options)
-        } catch let error as WebImageError {
-            throw error
-        } catch {
-            throw .badImageData("The WebP data could not be decoded: \(error)")
-        }
+        try WebPCoder().decode(data, options: options)
     }
 
     /// Frees the libwebp decoder and its output buffer.
