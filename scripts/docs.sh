@@ -34,8 +34,9 @@ rm -rf "$out"
   --output-path "$out" >"$work/docc.log" 2>&1 || { cat "$work/docc.log"; exit 1; }
 
 # A warning's location line follows it: " --> File.md:line:col".
-articles=$(grep -A1 '^warning' "$work/docc.log" | grep -c -E -- '--> [^ ]*\.md:' || true)
+in_articles=$(grep -A1 '^warning' "$work/docc.log" | grep -B1 -E -- '--> [^ ]*\.md:' || true)
+[ -n "$in_articles" ] && echo "$in_articles"
+articles=$(printf '%s' "$in_articles" | grep -c '^warning' || true)
 total=$(grep -c '^warning' "$work/docc.log" || true)
-grep -A1 '^warning' "$work/docc.log" | grep -B1 -E -- '--> [^ ]*\.md:' || true
 echo "docs: $out ($total warnings, $articles in the catalog's articles, $((total - articles)) in doc comments)"
 [ "$articles" = 0 ]

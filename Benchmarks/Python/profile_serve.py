@@ -97,11 +97,12 @@ def main():
                     port, "/health", work / "profile.log").start()
     data = args.keep or str(Path(tempfile.mkdtemp(prefix="profile-")) / "perf.data")
     try:
-        boxes = ServeBench.MIXED_BOXES
-        sizes = bench.big_sizes if args.set == "big" else (lambda i: boxes[i % len(boxes)])
-        paths = [ours_path(f"{origin.base_url}/{folder}/{n}", *sizes(i)) for i, n in enumerate(names)]
         if args.set == "cached":
             paths = [ours_path(f"{origin.base_url}/big/{names[0]}", ServeBench.BIG_BOX, ServeBench.BIG_BOX)]
+        else:
+            boxes = ServeBench.MIXED_BOXES
+            sizes = bench.big_sizes if args.set == "big" else (lambda i: boxes[i % len(boxes)])
+            paths = [ours_path(f"{origin.base_url}/{folder}/{n}", *sizes(i)) for i, n in enumerate(names)]
         listing = work / "profile-paths.txt"
         listing.write_text("".join(p + "\n" for p in paths))
         wrk(server.base_url, listing, args.concurrency, 2)  # warm-up, unmeasured

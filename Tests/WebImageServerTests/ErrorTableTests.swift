@@ -8,18 +8,18 @@ import WebImageCodecs
 @Suite("The proxy's error table", .timeLimit(.minutes(1)))
 struct ErrorTableTests {
     /// README.md followed by the DocC catalog's proxy article, where the tables live.
-    static let readme = ["README.md", "Sources/WebImage/WebImage.docc/ImageProxy.md"].map {
+    static let documentation = ["README.md", "Sources/WebImage/WebImage.docc/ImageProxy.md"].map {
         (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent($0), encoding: .utf8)) ?? ""
     }.joined(separator: "\n")
     static let openapi = (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)) ?? ""
 
     @Test("every row is in the documentation as `| code | name | status |` and in openapi.yaml")
     func documented() {
-        let readme = Self.readme, openapi = Self.openapi
-        #expect(readme.contains("## The image proxy") && readme.contains("# The image proxy\n"), "both documents were read")
-        let missingInReadme = ProxyError.table.filter { !readme.contains("| \($0.code) | `\($0.name)` | \($0.status) |") }
+        let documentation = Self.documentation, openapi = Self.openapi
+        #expect(documentation.contains("## The image proxy") && documentation.contains("# The image proxy\n"), "both documents were read")
+        let missingInDocumentation = ProxyError.table.filter { !documentation.contains("| \($0.code) | `\($0.name)` | \($0.status) |") }
         let missingInOpenAPI = ProxyError.table.filter { !openapi.contains("\($0.code) \($0.name) \($0.status)") }
-        #expect(missingInReadme.map(\.code) == [])
+        #expect(missingInDocumentation.map(\.code) == [])
         #expect(missingInOpenAPI.map(\.code) == [])
     }
 

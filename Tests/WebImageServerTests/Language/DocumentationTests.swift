@@ -21,8 +21,8 @@ struct DocumentationTests {
 
     @Test("every option, long and short, is in the documentation and openapi.yaml")
     func options() {
-        let readme = ErrorTableTests.readme, openapi = ErrorTableTests.openapi
-        #expect(Self.options.filter { !readme.contains("`\($0)`") } == [])
+        let documentation = ErrorTableTests.documentation, openapi = ErrorTableTests.openapi
+        #expect(Self.options.filter { !documentation.contains("`\($0)`") } == [])
         #expect(Self.options.filter { !openapi.contains("`\($0)`") && !openapi.contains("`\($0)/") && !openapi.contains("/\($0)`") } == [])
     }
 
@@ -31,11 +31,11 @@ struct DocumentationTests {
         let source = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/WebImageServer/ProxyConfig+Environment.swift"), encoding: .utf8)
         let names = Set(source.matches(of: /"(IMGPROXY_[A-Z0-9_]+)"/).map { String($0.output.1) })
         #expect(names.count > 40)
-        let readme = ErrorTableTests.readme
+        let documentation = ErrorTableTests.documentation
         let missing = names.filter { name in
             // Grouped rows write the shared stem once: IMGPROXY_WATERMARK_DATA, `_PATH`…
-            !readme.contains(name) && !readme.contains("`_" + name.split(separator: "_").dropFirst(2).joined(separator: "_") + "`")
-                && !readme.contains("/_" + name.split(separator: "_").dropFirst(2).joined(separator: "_"))
+            !documentation.contains(name) && !documentation.contains("`_" + name.split(separator: "_").dropFirst(2).joined(separator: "_") + "`")
+                && !documentation.contains("/_" + name.split(separator: "_").dropFirst(2).joined(separator: "_"))
         }
         #expect(missing.sorted() == [])
     }
