@@ -42,8 +42,9 @@ enum Gallery {
     }
 
     /// The page; `sign` turns a path after the signature into the full proxy path, and
-    /// `playground` adds the playground (servers without a key only).
-    static func html(playground: Bool = false, sign: (String) -> String) -> String {
+    /// `playground` adds the playground (servers without a key only), whose URLs start
+    /// with `pathPrefix` as the server's do.
+    static func html(playground: Bool = false, pathPrefix: String = "", sign: (String) -> String) -> String {
         var cells = ""
         for tile in tiles {
             let source = base64URL("\(ExampleImages.scheme)://\(tile.name)")
@@ -68,7 +69,7 @@ enum Gallery {
             <body><h1>webimage serve</h1>
             \(playground ? Playground.html(initial: sign("/\(Playground.initialOptions)/\(base64URL(Playground.initialSource))")) : "")
             <main>
-            \(cells)</main>\(playground ? "<script>\n\(Playground.script)</script>" : "")</body></html>
+            \(cells)</main>\(playground ? "<script>\nconst pathPrefix = \(Playground.jsString(pathPrefix));\n\(Playground.script)</script>" : "")</body></html>
             """
     }
 }

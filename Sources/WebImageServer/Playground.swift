@@ -12,6 +12,22 @@ enum Playground {
     /// The info options the playground asks for.
     static let infoOptions = "bh:4:3/th:1/avg:1/dc:1/pn:1/a:1:1/icc:1"
 
+    /// `text` as a JavaScript string literal (JSON's escaping, `<` escaped so the text
+    /// cannot close the script element).
+    static func jsString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "<": out += "\\u003c"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     static func html(initial: String) -> String {
         let examples = ExampleImages.names.map { "<option value=\"\(ExampleImages.scheme)://\($0)\">\($0)</option>" }.joined()
         let gravities = ["", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm"]
@@ -88,9 +104,9 @@ enum Playground {
           const mine = ++sequence;
           const source = base64url($("source").value.trim());
           const path = "/" + [...options(), source].join("/");
-          const url = "/" + await sign(path) + path;
+          const url = pathPrefix + "/" + await sign(path) + path;
           const infoPath = "/\(infoOptions)/" + source;
-          const infoURL = "/info/" + await sign(infoPath) + infoPath;
+          const infoURL = pathPrefix + "/info/" + await sign(infoPath) + infoPath;
           $("url").textContent = location.origin + url;
           $("url").href = url;
           const [image, info] = await Promise.all([fetch(url), fetch(infoURL)]);

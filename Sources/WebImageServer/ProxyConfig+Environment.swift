@@ -24,7 +24,23 @@ extension ProxyConfig {
     ///
     /// Also returns the listen address from `IMGPROXY_BIND`/`PORT`.
     public func applyingEnvironment(_ environment: [String: String]) throws(EnvironmentError) -> (ProxyConfig, Bind) {
+        try applyingEnvironment(environment, reader: EnvironmentReader(values: environment))
+    }
+
+    /// The `IMGPROXY_*` variables of `environment` that ``applyingEnvironment(_:)`` does not
+    /// read (imgproxy settings `serve` does not have, misspellings, or one that another
+    /// variable overrides), sorted: `serve` warns about them once at start, so someone
+    /// migrating from imgproxy learns which of their settings have no effect.
+    public static func unreadEnvironmentVariables(_ environment: [String: String]) -> [String] {
         let reader = EnvironmentReader(values: environment)
+        // A malformed value stops the reading early; the caller reports that error instead.
+        _ = try? ProxyConfig().applyingEnvironment(environment, reader: reader)
+        return environment.keys.filter { $0.hasPrefix("IMGPROXY_") && !reader.asked.contains($0) }.sorted()
+    }
+
+    private func applyingEnvironment(
+        _ environment: [String: String], reader: EnvironmentReader
+    ) throws(EnvironmentError) -> (ProxyConfig, Bind) {
         var c = self
         // Signing
         var keys = try reader.list("IMGPROXY_KEY")
@@ -67,7 +83,7 @@ extension ProxyConfig {
             }
             c.localRoot = URL(fileURLWithPath: v, isDirectory: true)
         }
-        if let v = reader.values["IMGPROXY_SOURCE_URL_QUERY_SEPARATOR"] { c.sourceURLQuerySeparator = v }
+        if let v = reader.raw("IMGPROXY_SOURCE_URL_QUERY_SEPARATOR") { c.sourceURLQuerySeparator = v }
         if let v = try reader.bool("IMGPROXY_USE_S3") { c.s3.isEnabled = v }
         if let v = reader.text("IMGPROXY_S3_ENDPOINT") {
             guard let url = S3Settings.endpoint(v) else {
@@ -175,13 +191,28 @@ extension ProxyConfig {
     }
 }
 
-/// Reads typed values from environment variables, with imgproxy's forms.
-struct EnvironmentReader {
-    var values: [String: String]
+/// Reads typed values from environment variables, with imgproxy's forms, remembering
+/// which names were asked for (``ProxyConfig/unreadEnvironmentVariables(_:)``).
+///
+/// A class used by one thread at a time: made, read and dropped inside one call.
+final class EnvironmentReader {
+    let values: [String: String]
+    /// Every name asked for, set or not.
+    private(set) var asked: Set<String> = []
+
+    init(values: [String: String]) {
+        self.values = values
+    }
+
+    /// The value as set (not trimmed), `nil` when unset.
+    func raw(_ name: String) -> String? {
+        asked.insert(name)
+        return values[name]
+    }
 
     /// The trimmed value, `nil` when unset or blank.
     func text(_ name: String) -> String? {
-        guard let raw = values[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+        guard let raw = raw(name)?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
         return raw
     }
 

@@ -17,10 +17,13 @@ struct ProxyResponder: HTTPResponder {
         self.proxy = proxy
         self.metrics = metrics
         let pair = proxy.config.keys.first
-        // The playground only where URLs are not signed (see Gallery).
-        galleryPage = Gallery.html(playground: pair == nil) { path in
-            guard let pair else { return "/unsafe" + path }
-            return "/" + URLSigner.signature(of: path, with: pair) + path
+        let size = proxy.config.signatureSize
+        let prefix = proxy.config.language.pathPrefix
+        // The playground only where URLs are not signed (see Gallery). Signatures are as
+        // long as the server checks them (`--signature-size`), after the path prefix.
+        galleryPage = Gallery.html(playground: pair == nil, pathPrefix: prefix) { path in
+            guard let pair else { return prefix + "/unsafe" + path }
+            return prefix + "/" + URLSigner.signature(of: path, with: pair, size: size) + path
         }
     }
 

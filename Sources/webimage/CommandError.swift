@@ -13,7 +13,11 @@ enum CommandError {
     /// `"name (code): message"` on stderr, so a person sees what the code means; a URL
     /// subject has its credentials masked.
     static func report(_ error: any Error, subject: String) {
-        let e = webImageError(error)
-        FileHandle.standardError.write(Data("webimage: \(subject.redactedURLForLog): \(e.description)\n".utf8))
+        FileHandle.standardError.write(Data(line(error, subject: subject).utf8))
+    }
+
+    /// The line ``report(_:subject:)`` writes, newline included.
+    static func line(_ error: any Error, subject: String) -> String {
+        "webimage: \(subject.redactedURLForLog): \(webImageError(error).description)\n"
     }
 }

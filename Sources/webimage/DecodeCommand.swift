@@ -102,11 +102,7 @@ struct DecodeCommand: AsyncParsableCommand {
     }
 
     private func readFile() throws -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw WebImageError(.invalidURL, "Cannot read \(file): \(error.localizedDescription)")
-        }
+        try ImageSource.fileData(for: file)
     }
 
     private func write(_ image: DecodedImage, to path: String) throws {

@@ -19,6 +19,9 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
+    /// `--timeout` when img2dataset's flags are given and it is not: img2dataset's default.
+    static let datasetTimeout: Double = 10
+
     @Argument(help: "http:, https:, file: or data: URLs.")
     var urls: [String] = []
 
@@ -30,7 +33,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("option"), help: "A WebImageOptions name (repeatable), e.g. retryFailed, progressiveLoad.")
     var optionNames: [String] = []
 
-    @Option(parsing: .unconditional, help: "Seconds before a transfer times out: 0.001 to 86400, one day (default 15).")
+    @Option(parsing: .unconditional, help: "Seconds before a transfer times out: 0.001 to 86400, one day (default \(Int(DownloaderConfig.default.downloadTimeout)); with img2dataset's flags \(Int(Self.datasetTimeout)), as img2dataset).")
     var timeout: Double?
 
     @Option(name: .customLong("header"), help: "'Name: value' sent with every request (repeatable).")
@@ -45,7 +48,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per URL, in input order, and nothing else on stdout.")
     var json = false
 
-    @Option(help: "Write each image into DIR, named like its disk cache file.")
+    @Option(help: "Write each image into DIR, named like its disk cache file; with any bulk flag (--file, --format, --out-layout…) named by list index instead (000000042.jpg), and with img2dataset's flags as img2dataset names them.")
     var out: String?
 
     @OptionGroup var output: OutputOptions

@@ -20,14 +20,15 @@ enum ImageSource {
         return try await DecodeQueue.shared.run { try ImageCodersManager.shared.decode(data, options: options) }
     }
 
-    /// The bytes of a path or `file:` URL.
+    /// The largest file a command reads: 4 GiB.
+    static let maxFileBytes = 1 << 32
+
+    /// The bytes of a path or `file:` URL (a regular file; blocks the calling thread).
     static func fileData(for argument: String) throws -> Data {
         let url = argument.hasPrefix("file:") ? URL(string: argument) : URL(fileURLWithPath: argument)
         guard let url, url.isFileURL else { throw WebImageError(.invalidURL, "Not a file: \(argument)") }
-        do {
-            return try Data(contentsOf: url)
-        } catch {
-            throw WebImageError(.invalidURL, "Cannot read \(url.path): \(error.localizedDescription)")
-        }
+        // The loader's own read: "No file at PATH", "PATH is not a regular file", not
+        // Foundation's "The file … couldn't be opened" boilerplate.
+        return try FileImageLoader.readRegularFile(url.path, limit: Self.maxFileBytes).get()
     }
 }

@@ -9,7 +9,8 @@ import WebImage
 struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
-        abstract: "Load, cache and decode images (JPEG, PNG/APNG, GIF, WebP) from the command line.",
+        abstract: "Load, cache and decode images (\(decodedFormats)) from the command line; serve them as imgproxy does; build img2dataset datasets.",
+        version: version,
         subcommands: [
             FetchCommand.self,
             DecodeCommand.self,
@@ -21,6 +22,12 @@ struct WebImageCommand: AsyncParsableCommand {
             ServeCommand.self,
         ]
     )
+
+    /// The tool's version (`webimage --version`).
+    static let version = "0.4.0"
+    /// The formats every build decodes, as `--help` names them (a test decodes a corpus
+    /// file of each).
+    static let decodedFormats = "JPEG, PNG/APNG, GIF, WebP, AVIF, HEIC/HEIF, JPEG XL"
 
     /// Parses and runs, mapping argument errors to exit status 2 as the contract says
     /// (swift-argument-parser's own default is 64).

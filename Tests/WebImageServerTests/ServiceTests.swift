@@ -46,4 +46,26 @@ struct ServiceTests {
             #expect(ImageFormat.detect(example.body) == .jpeg)
         }
     }
+
+    /// The gallery signs as the server checks: a truncated signature (`--signature-size 8`:
+    /// 8 bytes of MAC, 11 base64url characters) after the path prefix; each image answers 200.
+    @Test("gallery URLs follow --signature-size and --path-prefix")
+    func galleryFollowsSignatureSizeAndPrefix() async throws {
+        var config = ProxyConfig.testing
+        config.keys = [try #require(URLSigner.KeyPair(hexKey: "0123456789abcdef", hexSalt: "fedcba9876543210"))]
+        config.signatureSize = 8
+        config.language.pathPrefix = "/images"
+        try await ProxyHarness.with(config) { proxy in
+            let html = String(decoding: try await proxy.get("/gallery").body, as: UTF8.self)
+            let sources = html.matches(of: /<img src="([^"]+)"/).map { String($0.output.1) }
+            #expect(sources.count == Gallery.tiles.count)
+            for source in sources {
+                let parts = source.split(separator: "/")
+                #expect(parts.first == "images", "\(source)")
+                // 8 bytes of MAC in unpadded base64url are 11 characters.
+                #expect(parts.dropFirst().first?.count == 11, "\(source)")
+                #expect(try await proxy.get(source).status == 200, "\(source)")
+            }
+        }
+    }
 }

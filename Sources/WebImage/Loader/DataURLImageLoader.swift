@@ -33,8 +33,11 @@ public final class DataURLImageLoader: ImageLoader {
         }
     }
 
-    /// The bytes a `data:` URL carries.
-    static func payload(of text: String) throws(WebImageError) -> Data {
+    /// The bytes a `data:` URL carries (base64 or percent-encoded). Runs on the caller's
+    /// thread; does no I/O.
+    ///
+    /// - Throws: ``WebImageError/Code/invalidURL`` for a malformed URL or payload.
+    public static func payload(of text: String) throws(WebImageError) -> Data {
         guard text.count > 5, text.prefix(5).lowercased() == "data:", let comma = text.firstIndex(of: ",") else {
             throw WebImageError(.invalidURL, "Malformed data URL")
         }

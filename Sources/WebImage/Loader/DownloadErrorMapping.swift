@@ -65,7 +65,10 @@ enum DownloadErrorMapping {
         if let e = error as? IOError {
             switch e.errnoCode {
             case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL:
-                return make(.cannotConnect, "Could not connect to \(url.host ?? "the server"): \(e)")
+                // strerror's words alone: NIO's own description ("connection reset (error set): …
+                // (errno: 111)") reads as a reset and nests its parentheses.
+                let port = url.port.map { ":\($0)" } ?? ""
+                return make(.cannotConnect, "Could not connect to \(url.host ?? "the server")\(port): \(String(cString: strerror(e.errnoCode)))")
             case ETIMEDOUT: return make(.timedOut, "Connecting to \(url.host ?? "the server") timed out")
             case ECONNRESET, EPIPE: return make(lost, lostMessage)
             default: break

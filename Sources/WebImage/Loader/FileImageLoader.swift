@@ -60,8 +60,10 @@ public final class FileImageLoader: ImageLoader {
         error.code != .invalidURL && !Self.isNeverBlocked(error)
     }
 
-    /// Reads a regular file of at most `limit` bytes. Blocks: runs on the I/O pool.
-    static func readRegularFile(_ path: String, limit: Int) -> Result<Data, WebImageError> {
+    /// Reads a regular file of at most `limit` bytes, refusing anything else (a FIFO, a
+    /// device, a directory) without waiting on it. Blocks the calling thread: call it on a
+    /// ``BlockingIOPool``.
+    public static func readRegularFile(_ path: String, limit: Int) -> Result<Data, WebImageError> {
         // O_NONBLOCK: opening a FIFO without a writer must not wait for one.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {

@@ -71,7 +71,11 @@ struct LocalFileReader: Sendable {
         case .success(let image): return image
         case .failure(.outsideRoot): throw .sourceForbidden("The path leaves the local root")
         case .failure(.notRegularFile): throw .sourceForbidden("The local path is not a regular file")
-        case .failure(.notFound): throw ProxyError(WebImageError(.invalidDownloadStatusCode, "No such file", httpStatusCode: 404))
+        case .failure(.notFound):
+            // 404 with the not-found row's code, in words that fit a file (no HTTP was spoken).
+            var error = ProxyError(WebImageError(.invalidDownloadStatusCode, "No such file", httpStatusCode: 404))
+            error.message = "No file at that path under the local root"
+            throw error
         case .failure(.tooLarge(let size)):
             throw ProxyError(WebImageError(.responseTooLarge, "The file has \(size) bytes"))
         case .failure(.unreadable(let code)):

@@ -17,8 +17,6 @@ struct BulkJob: Sendable {
     static let reorderWindow = 4096
     /// Distinct URLs remembered for duplicate detection (oldest forgotten first).
     static let duplicateMemory = 65_536
-    /// Failures also reported one by one on stderr; the rest only in the manifest and summary.
-    static let reportedFailures = 20
 
     struct Settings: Sendable {
         var options: WebImageOptions
@@ -28,6 +26,8 @@ struct BulkJob: Sendable {
         var unordered: Bool
         var shard: (index: Int, count: Int)?
         var isThumbnail: Bool
+        /// `--log-failures`: each failure on its own stderr line, not only counted.
+        var logsFailures = false
     }
 
     let settings: Settings
@@ -45,15 +45,10 @@ struct BulkJob: Sendable {
         var firstOrder: [String] = []
         var firstOrderStart = 0
         var output = OrderedOutput(json: settings.json, unordered: settings.unordered)
-        var reported = 0
 
         func handle(_ record: BulkRecord) {
             manifest?.append(record.jsonLine.text)
-            progress.record(record)
-            if let error = record.error {
-                reported += 1
-                if reported <= Self.reportedFailures { CommandError.report(error, subject: record.url) }
-            }
+            progress.record(record, logFailure: settings.logsFailures)
             output.finished(record)
         }
 

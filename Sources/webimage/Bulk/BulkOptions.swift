@@ -27,6 +27,9 @@ struct BulkOptions: ParsableArguments {
     @Flag(help: "Skip URLs that --manifest already lists as ok; with img2dataset's flags, skip shards that have their _stats.json.")
     var resume = false
 
+    @Flag(help: "Print each failed URL on stderr as it fails, one line each. Without it failures are only counted, by error name, on the progress line and in the summary.")
+    var logFailures = false
+
     @Option(parsing: .unconditional, help: "I/N: only the URLs whose index mod N is I (0-based; N from 1 to 1000000); with img2dataset's flags, the shards whose number mod N is I.")
     var shard: String?
 
@@ -42,7 +45,7 @@ struct BulkOptions: ParsableArguments {
     /// Whether any bulk flag was given, so `fetch` runs a ``BulkJob``.
     var isActive: Bool {
         file != nil || unordered || outLayout != nil || format != nil || quality != nil || manifest != nil
-            || resume || shard != nil
+            || resume || shard != nil || logFailures
     }
 
     func validate() throws {

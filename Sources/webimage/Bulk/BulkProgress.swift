@@ -28,19 +28,27 @@ final class BulkProgress: Sendable {
         self.isEnabled = isEnabled
     }
 
-    /// Counts a finished URL.
-    func record(_ record: BulkRecord) {
-        let line = state.withLock { s -> String? in
+    /// Counts a finished URL; with `logFailure`, a failure is also printed on a line of its
+    /// own, above the progress line (cleared first, then drawn again below it).
+    func record(_ record: BulkRecord, logFailure: Bool = false) {
+        // stderr is written inside the lock so a failure line and a redraw never interleave.
+        state.withLock { s in
             s.done += 1
+            var text = ""
             if let error = record.error {
                 s.failed += 1
                 s.failuresByName[error.code.name, default: 0] += 1
+                if logFailure {
+                    if s.hasDrawn && isEnabled { text += "\r\u{1B}[2K" }
+                    text += CommandError.line(error, subject: record.url)
+                    s.lastDraw = nil
+                }
             } else if record.duplicateOf == nil {
                 s.bytes += record.bytes
             }
-            return redraw(&s)
+            if let line = redraw(&s) { text += line }
+            if !text.isEmpty { Terminal.writeError(text) }
         }
-        if let line { Terminal.writeError(line) }
     }
 
     /// Counts a URL `--resume` skipped.
@@ -70,8 +78,7 @@ final class BulkProgress: Sendable {
             seconds, Double(s.done - s.failed) / seconds, Double(s.bytes) / 1e6 / seconds)
         if s.skipped > 0 { text += "; skipped \(s.skipped) already in the manifest" }
         if s.failed > 0 {
-            text += "; failed \(s.failed): " + s.failuresByName.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            text += "; failed \(s.failed): " + Self.countsByName(s.failuresByName)
         }
         return text
     }
@@ -86,10 +93,19 @@ final class BulkProgress: Sendable {
         let rate = Double(s.done) / seconds
         var line = "\r\u{1B}[2Kfetch \(s.done)/" + (s.isListComplete ? "\(s.read)" : "\(s.read)+")
         line += String(format: "  %.1f images/s  %.1f MB/s  %d failed", rate, Double(s.bytes) / 1e6 / seconds, s.failed)
+        if s.failed > 0 { line += " (" + Self.countsByName(s.failuresByName, limit: 3) + ")" }
         if s.isListComplete, rate > 0 {
             let eta = Double(max(0, s.read - s.skipped - s.done)) / rate
             line += String(format: "  ETA %d:%02d", Int(eta) / 60, Int(eta) % 60)
         }
         return line
+    }
+
+    /// `invalidDownloadStatusCode 9, timedOut 1`: the most frequent first, at most `limit`
+    /// names (then `…`).
+    static func countsByName(_ counts: [String: Int], limit: Int = .max) -> String {
+        let sorted = counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+        let shown = sorted.prefix(limit).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return sorted.count > limit ? shown + ", …" : shown
     }
 }

@@ -36,13 +36,8 @@ extension BulkJob {
             OutputWriter(directory: $0, filesPerFolder: try bulk.layout(), format: try bulk.outputFormat(),
                          quality: bulk.quality, jobName: shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all")
         }
-        if let writer {
-            let problem: String? = try await BlockingIOPool.shared.run {
-                do { try writer.prepare() } catch { return error.localizedDescription }
-                return nil
-            }
-            if let problem { throw ValidationError("cannot write into --out \(writer.directoryPath): \(problem)") }
-        }
+        // Everything that can be refused is read before --out is created, so a usage error
+        // leaves no empty folder behind.
         var resume: ManifestIndex?
         if bulk.resume, let path = bulk.manifest {
             let read: (index: ManifestIndex?, problem: String?) = try await BlockingIOPool.shared.run {
@@ -50,6 +45,13 @@ extension BulkJob {
             }
             if let problem = read.problem { throw ValidationError(problem) }
             resume = read.index
+        }
+        if let writer {
+            let problem: String? = try await BlockingIOPool.shared.run {
+                do { try writer.prepare() } catch { return error.localizedDescription }
+                return nil
+            }
+            if let problem { throw ValidationError("cannot write into --out \(writer.directoryPath): \(problem)") }
         }
         let manifest = try bulk.manifest.map(ManifestWriter.init(path:))
 
@@ -62,7 +64,7 @@ extension BulkJob {
         let settings = BulkJob.Settings(
             options: options.union(.avoidMemoryCache), context: bulkContext,
             inFlight: sequential ? 1 : downloads + 2 * cores, json: json, unordered: bulk.unordered,
-            shard: shard, isThumbnail: context.thumbnailPixelSize != nil)
+            shard: shard, isThumbnail: context.thumbnailPixelSize != nil, logsFailures: bulk.logFailures)
         let progress = BulkProgress(isEnabled: output.showsDecoration)
         let job = BulkJob(settings: settings, pipeline: pipeline, loader: BulkLoader(downloader: pipeline.downloader),
                           writer: writer, manifest: manifest, resume: resume, progress: progress)

@@ -7,7 +7,7 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .customLong("cache-dir"), help: "The directory holding the disk cache (default: the XDG cache directory).")
     var cacheDirectory: String?
 
-    @Option(parsing: .unconditional, help: "Transfers at once: 1 to 1024 (default: fetch 6, prefetch 3).")
+    @Option(parsing: .unconditional, help: "Transfers at once: 1 to 1024 (default: fetch 6, prefetch 3; with img2dataset's flags \(Self.datasetConcurrency), as its thread_count).")
     var concurrency: Int?
 
     @Option(parsing: .unconditional,
@@ -21,6 +21,9 @@ struct PipelineOptions: ParsableArguments {
     @Flag(name: .customLong("block-private-addresses"),
           help: "Refuse URLs and redirects to loopback, private, link-local, multicast or unspecified addresses (forbiddenAddress 2011); file: is not loaded either.")
     var blockPrivateAddresses = false
+
+    /// `--concurrency` when img2dataset's flags are given and it is not.
+    static let datasetConcurrency = 64
 
     /// `--retries`' range.
     static let retriesRange = 0...99

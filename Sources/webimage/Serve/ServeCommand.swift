@@ -27,9 +27,14 @@ struct ServeCommand: AsyncParsableCommand {
             IMGPROXY_PRESETS…; the proxy article, ImageProxy.md, lists them); a flag wins over its variable.
             """)
 
-    @Option(help: "Port to listen on (0: any free port, printed at start). Env: IMGPROXY_BIND, PORT.")
+    /// The settings a flag or variable does not change: the defaults `--help` shows.
+    static let defaults = ProxyConfig()
+    static let defaultPort = 8080
+    static let defaultHost = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0: any free port, printed at start; default \(Self.defaultPort)). Env: IMGPROXY_BIND, PORT — both listen on every interface (0.0.0.0) unless they name a host.")
     var port: Int?
-    @Option(help: "Address to listen on (default 127.0.0.1). Env: IMGPROXY_BIND.")
+    @Option(help: "Address to listen on (default \(Self.defaultHost)). Env: IMGPROXY_BIND.")
     var host: String?
     @Option(help: "Hex signing key (repeat with --salt for key rotation). Env: IMGPROXY_KEY.")
     var key: [String] = []
@@ -37,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     var salt: [String] = []
     @Flag(help: "No signatures: accept any signature segment (what happens anyway without a key).")
     var unsigned = false
-    @Option(help: "Bytes of MAC a signature carries (1…32). Env: IMGPROXY_SIGNATURE_SIZE.")
+    @Option(help: "Bytes of MAC a signature carries (1…32; default \(Self.defaults.signatureSize)). Env: IMGPROXY_SIGNATURE_SIZE.")
     var signatureSize: Int?
     @Flag(help: "Start from imgproxy's defaults (no format negotiation, animations as first frame…) instead of ours.")
     var imgproxyDefaults = false
@@ -53,22 +58,22 @@ struct ServeCommand: AsyncParsableCommand {
     var allowHost: [String] = []
     @Option(help: "Only fetch sources whose URL starts with this prefix (`*` matches anything but `/`). Repeatable. Checked on every redirect hop. Env: IMGPROXY_ALLOWED_SOURCES.")
     var allowSource: [String] = []
-    @Option(parsing: .unconditional, help: "Largest source image in pixels, all frames together (1…1000000000). Env: IMGPROXY_MAX_SRC_RESOLUTION (megapixels).")
+    @Option(parsing: .unconditional, help: "Largest source image in pixels, all frames together (1…1000000000; default \(Self.defaults.maxSourcePixels)). Env: IMGPROXY_MAX_SRC_RESOLUTION (megapixels).")
     var maxSourcePixels: Int?
-    @Option(parsing: .unconditional, help: "Largest source body in bytes (1024…4294967296). Env: IMGPROXY_MAX_SRC_FILE_SIZE.")
+    @Option(parsing: .unconditional, help: "Largest source body in bytes (1024…4294967296; default \(Self.defaults.maxSourceBytes)). Env: IMGPROXY_MAX_SRC_FILE_SIZE.")
     var maxSourceBytes: Int?
-    @Option(parsing: .unconditional, help: "Largest output in pixels, all frames together (1…1000000000).")
+    @Option(parsing: .unconditional, help: "Largest output in pixels, all frames together (1…1000000000; default \(Self.defaults.maxOutputPixels)).")
     var maxOutputPixels: Int?
-    @Option(parsing: .unconditional, help: "Most frames of an animated output (1…10000; 1: first frame only). Env: IMGPROXY_MAX_ANIMATION_FRAMES.")
+    @Option(parsing: .unconditional, help: "Most frames of an animated output (1…10000; 1: first frame only; default \(Self.defaults.maxAnimationFrames)). Env: IMGPROXY_MAX_ANIMATION_FRAMES.")
     var maxAnimationFrames: Int?
-    @Option(parsing: .unconditional, help: "Seconds one request may take, the source fetch included (0.01…3600). Env: IMGPROXY_TIMEOUT.")
+    @Option(parsing: .unconditional, help: "Seconds one request may take, the source fetch included (0.01…3600; default \(Int(Self.defaults.requestTimeout))). Env: IMGPROXY_TIMEOUT.")
     var timeout: Double?
     @Option(name: [.customLong("max-concurrent-transforms"), .customLong("workers")],
             parsing: .unconditional, help: "Images processed at once (1…1024; default 4 per core). Env: IMGPROXY_WORKERS.")
     var maxConcurrentTransforms: Int?
-    @Option(parsing: .unconditional, help: "Requests that may wait for a transform slot before 503 (0…100000). Env: IMGPROXY_REQUESTS_QUEUE_SIZE.")
+    @Option(parsing: .unconditional, help: "Requests that may wait for a transform slot before 503 (0…100000; default \(Self.defaults.maxQueuedTransforms)). Env: IMGPROXY_REQUESTS_QUEUE_SIZE.")
     var maxQueue: Int?
-    @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (0…315360000). Env: IMGPROXY_TTL.")
+    @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (0…315360000; default \(Self.defaults.maxAge)). Env: IMGPROXY_TTL.")
     var maxAge: Int?
     @Option(parsing: .unconditional, help: "Bytes of sources and results on disk, together, for every instance sharing --cache-dir (1048576…17592186044416; default 1 GiB). Trimmed while serving, least recently read first.")
     var cacheMaxSize: Int?
@@ -76,11 +81,11 @@ struct ServeCommand: AsyncParsableCommand {
     var cacheMaxAge: Double?
     @Option(parsing: .unconditional, help: "Bytes of encoded results kept in memory (0…68719476736; default 256 MiB; sources get a quarter as much again).")
     var memoryCacheSize: Int?
-    @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (1…100). Env: IMGPROXY_QUALITY.")
+    @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (1…100; default \(Self.defaults.output.quality)). Env: IMGPROXY_QUALITY.")
     var quality: Int?
     @Option(parsing: .unconditional, help: "Bytes of decoded pixels all requests may hold at once (16777216…1099511627776; default a quarter of RAM, 256 MiB…8 GiB). Requests wait for room, then 503.")
     var maxMemory: Int?
-    @Option(parsing: .unconditional, help: "Threads reading the disk caches (1…256).")
+    @Option(parsing: .unconditional, help: "Threads reading the disk caches (1…256; default \(Self.defaults.ioThreads)).")
     var ioThreads: Int?
     @Option(help: "A preset, NAME=option/option… (repeatable). Env: IMGPROXY_PRESETS.")
     var preset: [String] = []
@@ -112,7 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
     var s3DenyBucket: [String] = []
     @Option(help: "An /info preset, NAME=option/option… with info options (repeatable). Env: IMGPROXY_INFO_PRESETS.")
     var infoPreset: [String] = []
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
     var logLevel = "info"
 
     func validate() throws {
@@ -165,7 +170,14 @@ struct ServeCommand: AsyncParsableCommand {
                 return pair
             }
         }
-        if unsigned { config.keys = [] }
+        if unsigned && !config.keys.isEmpty {
+            // A key from the environment (a deployment's secret file) and --unsigned: refusing
+            // is safer than letting one added flag open a signed deployment.
+            let environment = ProcessInfo.processInfo.environment
+            let variable = ["IMGPROXY_KEY", "WEBIMAGE_KEY", "IMGPROXY_SALT", "WEBIMAGE_SALT"]
+                .first { environment[$0]?.trimmingCharacters(in: .whitespaces).isEmpty == false } ?? "IMGPROXY_KEY"
+            throw ValidationError("--unsigned and \(variable) exclude each other: unset \(variable) to serve unsigned URLs, or drop --unsigned to keep signatures")
+        }
         if let signatureSize { config.signatureSize = signatureSize }
         config.isCacheEnabled = !noCache
         if let cacheDir { config.cacheDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
@@ -234,7 +246,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("info presets: \(error.message)")
         }
-        return (config, host ?? bind.host ?? "127.0.0.1", port ?? bind.port ?? 8080)
+        return (config, host ?? bind.host ?? Self.defaultHost, port ?? bind.port ?? Self.defaultPort)
     }
 
     /// Adds (and overrides with) the flags' presets, then checks every preset; the
@@ -259,6 +271,15 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
         var (config, host, port) = try settings()
+        let unread = ProxyConfig.unreadEnvironmentVariables(ProcessInfo.processInfo.environment)
+        if !unread.isEmpty {
+            // Once, at start: someone migrating from imgproxy sets exactly these and would
+            // otherwise never learn that they do nothing here.
+            FileHandle.standardError.write(Data((
+                "webimage serve: warning: \(unread.count == 1 ? "this variable is" : "these variables are") not read by "
+                + "webimage serve and have no effect: \(unread.joined(separator: ", ")) "
+                + "(the proxy article, ImageProxy.md, lists the IMGPROXY_* variables it reads)\n").utf8))
+        }
         if !config.isSigning {
             FileHandle.standardError.write(Data(
                 "webimage serve: no key (--key/--salt, IMGPROXY_KEY/IMGPROXY_SALT): URLs are not signed\n".utf8))

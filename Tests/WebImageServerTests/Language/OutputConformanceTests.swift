@@ -79,6 +79,44 @@ struct OutputConformanceTests {
         }
     }
 
+    /// imgproxy's `saveImageToFitBytes` (processing/): encode at the quality asked for;
+    /// while the result is over `max_bytes` and the quality above 10, scale the quality by
+    /// 0.25, 0.5 or 0.75 (over 3×, over 1.5×, else), always lowering it by at least one;
+    /// at quality 10 or less the result is returned even when it does not fit. The
+    /// expected quality is worked out here from `q:N` answers, the loop as imgproxy writes it.
+    @Test("max_bytes follows imgproxy's loop: lower the quality until it fits, stop at quality 10")
+    func maxBytesLoop() async throws {
+        try await Self.withProxy { proxy, origin in
+            var sizes: [Int: Int] = [:]
+            func size(_ options: String) async throws -> Int {
+                try await proxy.get(Self.path(origin, "/photo.jpg", "rs:fit:400:400/" + options, ext: "jpg")).body.count
+            }
+            func size(quality q: Int) async throws -> Int {
+                if let known = sizes[q] { return known }
+                let measured = try await size("q:\(q)")
+                sizes[q] = measured
+                return measured
+            }
+            func expected(limit: Int, start: Int) async throws -> Int {
+                var q = start
+                while true {
+                    let bytes = try await size(quality: q)
+                    if bytes <= limit || q <= 10 { return bytes }
+                    let delta = Double(bytes) / Double(limit)
+                    let factor = delta > 3 ? 0.25 : delta > 1.5 ? 0.5 : 0.75
+                    q = max(1, min(q - 1, Int((Double(q) * factor).rounded())))
+                }
+            }
+            let q10 = try await size(quality: 10), q60 = try await size(quality: 60)
+            // A limit reachable above quality 10, and one no quality reaches.
+            for limit in [(q10 + q60) / 2, q10 / 2] {
+                let answer = try await size("q:80/mb:\(limit)")
+                #expect(answer == (try await expected(limit: limit, start: 80)), "mb:\(limit)")
+            }
+            #expect(try await size("q:80/mb:\(q10 / 2)") > q10 / 2, "at quality 10 or below the result is returned over the limit, as imgproxy does")
+        }
+    }
+
     @Test("skip_processing and raw return the source's bytes")
     func passThrough() async throws {
         try await Self.withProxy { proxy, origin in

@@ -83,6 +83,18 @@ struct LocalSourceTests {
         }
     }
 
+    @Test("A missing local file is 404 in words about a file, not an HTTP status no one sent")
+    func missingFileMessage() async throws {
+        let root = try LocalRoot()
+        defer { root.remove() }
+        try await ProxyHarness.with(Self.config(root)) { proxy in
+            let answer = try await proxy.get(Self.plain("local:///missing.png"))
+            #expect(answer.status == 404)
+            let body = String(decoding: answer.body, as: UTF8.self)
+            #expect(body.contains("No file at that path") && !body.contains("HTTP"), "\(body)")
+        }
+    }
+
     @Test("Off without a root: local:// is a scheme this server does not take")
     func disabled() async throws {
         let root = try LocalRoot()

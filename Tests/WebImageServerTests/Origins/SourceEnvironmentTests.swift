@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Testing
 import WebImageServer
@@ -38,6 +39,39 @@ struct SourceEnvironmentTests {
         // AWS_REGION when imgproxy's own is unset; us-east-1 by default.
         #expect(try ProxyConfig().applyingEnvironment(["AWS_REGION": "ap-south-1"]).0.s3.region == "ap-south-1")
         #expect(ProxyConfig().s3.region == "us-east-1" && !ProxyConfig().s3.isEnabled && ProxyConfig().localRoot == nil)
+    }
+
+    /// The variables `serve` warns about: IMGPROXY_* names it never asks for (settings it
+    /// does not have, misspellings) and one another variable overrides; not the ones it reads,
+    /// nor variables of other programs.
+    @Test("unread IMGPROXY_* variables are listed; read ones and other variables are not")
+    func unreadVariables() {
+        let unread = ProxyConfig.unreadEnvironmentVariables([
+            "IMGPROXY_LOG_LEVEL": "debug", "IMGPROXY_ALLOW_ORIGIN": "*", "IMGPROXY_DOWNLOAD_TIMEOUT": "5",
+            "IMGPROXY_USE_ETAG": "true", "IMGPROXY_QUALTY": "70",
+            "IMGPROXY_QUALITY": "70", "IMGPROXY_KEY": "0123456789abcdef", "IMGPROXY_SALT": "fedcba9876543210",
+            "IMGPROXY_WORKERS": "4", "IMGPROXY_CONCURRENCY": "8", "HOME": "/root", "PORT": "8080",
+        ])
+        #expect(unread == ["IMGPROXY_ALLOW_ORIGIN", "IMGPROXY_CONCURRENCY", "IMGPROXY_DOWNLOAD_TIMEOUT",
+                           "IMGPROXY_LOG_LEVEL", "IMGPROXY_QUALTY", "IMGPROXY_USE_ETAG"])
+        #expect(ProxyConfig.unreadEnvironmentVariables(["IMGPROXY_TTL": "60", "IMGPROXY_BIND": ":8081"]).isEmpty)
+    }
+
+    @Test("serve warns once at start about the IMGPROXY_* variables it does not read")
+    func serveWarnsAboutUnreadVariables() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let log = work.appendingPathComponent("serve.log")
+        let instance = try await ServeInstance.start(
+            [], environment: ["IMGPROXY_LOG_LEVEL": "debug", "IMGPROXY_USE_ETAG": "true", "IMGPROXY_TTL": "60"],
+            log: log, client: HTTPClient.shared)
+        await instance.process.stop()
+        let text = try String(contentsOf: log, encoding: .utf8)
+        let warnings = text.split(separator: "\n").filter { $0.contains("not read by webimage serve") }
+        #expect(warnings.count == 1, "\(text)")
+        #expect(warnings.first?.contains("IMGPROXY_LOG_LEVEL, IMGPROXY_USE_ETAG") == true, "\(text)")
+        #expect(warnings.first?.contains("IMGPROXY_TTL") == false)
     }
 
     @Test("A root that is not a directory, a key without its secret, a bad endpoint stop the server")

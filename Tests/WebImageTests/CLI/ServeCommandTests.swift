@@ -24,4 +24,18 @@ struct ServeCommandTests {
         #expect(run.status == 2, "\(flags): \(run.err)")
         #expect(run.err.contains(flags[0]))
     }
+
+    /// A deployment's key in the environment and `--unsigned` on the command line: a usage
+    /// error naming both, never a server that accepts `/unsafe/…` with the key ignored.
+    @Test("--unsigned with a key in the environment is a usage error naming both", arguments: [
+        ["IMGPROXY_KEY": "0123456789abcdef", "IMGPROXY_SALT": "fedcba9876543210"],
+        ["WEBIMAGE_KEY": "0123456789abcdef", "WEBIMAGE_SALT": "fedcba9876543210"],
+    ])
+    func unsignedWithEnvironmentKey(_ environment: [String: String]) async throws {
+        let run = try await WebImageTool.run(["serve", "--unsigned", "--port", "0"], environment: environment)
+        #expect(run.status == 2, "\(run.err)")
+        let variable = try #require(environment.keys.first { $0.hasSuffix("_KEY") })
+        #expect(run.err.contains("--unsigned") && run.err.contains(variable), "\(run.err)")
+        #expect(!run.err.contains("listening"))
+    }
 }

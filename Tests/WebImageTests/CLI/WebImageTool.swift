@@ -76,4 +76,39 @@ struct WebImageTool {
                    out: try String(contentsOf: outURL, encoding: .utf8),
                    err: try String(contentsOf: errURL, encoding: .utf8))
     }
+
+    /// Runs `webimage arguments…` with stderr and stdout on a pseudo-terminal (util-linux
+    /// `script`), as a person at a terminal sees it; `out` holds everything the terminal
+    /// received, control sequences included. `nil` when `script` is not installed.
+    static func runOnTerminal(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run? {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { return nil }
+        func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = ([executable.path] + arguments).map(quoted).joined(separator: " ")
+        let directory = try TemporaryDirectory()
+        let typescript = directory.url.appendingPathComponent("typescript")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        // -q quiet, -e the command's exit status, -f flush as written; the typescript file
+        // is what the terminal received.
+        process.arguments = ["-qef", "-c", command, typescript.path]
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = nil
+        env["TERM"] = "xterm"
+        process.environment = env.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        let text = String(decoding: (try? Data(contentsOf: typescript)) ?? Data(), as: UTF8.self)
+        return Run(status: status, out: text, err: "")
+    }
 }

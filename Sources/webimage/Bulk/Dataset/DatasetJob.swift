@@ -38,6 +38,8 @@ struct DatasetJob: Sendable {
         var failedToResize = 0
         var shardsWritten = 0
         var shardsSkipped = 0
+        /// The first failed sample's message, for a job where nothing succeeded.
+        var firstFailure: String?
     }
 
     let settings: Settings
@@ -84,6 +86,7 @@ struct DatasetJob: Sendable {
                 case .download?: summary.failedToDownload += 1
                 case .resize?: summary.failedToResize += 1
                 }
+                if summary.firstFailure == nil, let failure = next.failure { summary.firstFailure = failure.message }
                 output.add(shard: next.shard, key: next.key, members: next.members(format: settings.encodeFormat),
                            metadataLine: next.record.compact())
                 unwritten[next.shard, default: 0] -= 1

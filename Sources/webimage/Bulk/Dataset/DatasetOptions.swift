@@ -64,6 +64,9 @@ struct DatasetOptions: ParsableArguments {
     @Option(name: .customLong("user-agent-token"), help: "Adds '(compatible; TOKEN)' to the User-Agent; X-Robots-Tag lines for TOKEN apply.")
     var userAgentToken: String?
 
+    @Flag(name: .customLong("allow-file-urls"), help: "Load rows whose URL is file:… (local files). Off by default: a list from elsewhere must not read this machine's files. data: URLs always load.")
+    var allowFileURLs = false
+
     /// Defaults and ranges.
     static let defaultSamplesPerShard = 10_000
     static let samplesPerShardRange = 1...100_000_000

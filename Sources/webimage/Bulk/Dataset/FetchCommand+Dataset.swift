@@ -8,7 +8,9 @@ extension FetchCommand {
     ///
     /// Exit status: 0 when every shard of the job was written (failed samples are
     /// recorded in the shards, as img2dataset does), 1 when the list could not be read to
-    /// its end or a shard could not be written, 2 for bad usage.
+    /// its end, a shard could not be written, or not one sample succeeded (img2dataset
+    /// exits 0 then; a job that produced nothing is more likely a wrong column or a dead
+    /// network than a result), 2 for bad usage. A usage error leaves no `--out` folder behind.
     func runDataset() async throws {
         let problems = [(urls.isEmpty ? nil : "URL arguments"), (bulk.file == nil ? "no --file LIST" : nil),
                         (out == nil ? "no --out DIR" : nil), (bulk.manifest.map { _ in "--manifest" }),
@@ -23,11 +25,8 @@ extension FetchCommand {
         let (format, formatName) = try dataset.format()
         let columns = try dataset.columns()
         let directory = URL(fileURLWithPath: out, isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ValidationError("cannot create --out directory \(out): \(error.localizedDescription)")
-        }
+        // The list is opened first, so a usage error (a missing list, a wrong format) leaves
+        // no empty --out folder behind.
         let reader: DatasetRowReader
         do {
             reader = try DatasetRowReader(path: file, formatName: formatName, format: format, columns: columns)
@@ -35,18 +34,25 @@ extension FetchCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ValidationError("cannot create --out directory \(out): \(error.localizedDescription)")
+        }
 
         let naming = ShardNaming(samplesPerShard: dataset.samplesPerShard ?? DatasetOptions.defaultSamplesPerShard)
         let downloader = ImageDownloader(config: downloaderConfig())
         let gate = HostGate(limit: dataset.perHostConcurrency ?? DatasetOptions.defaultPerHostConcurrency,
                             ratePerSecond: dataset.perHostRate)
-        let fetcher = SampleFetcher(downloader: downloader, gate: gate,
+        var fetcher = SampleFetcher(downloader: downloader, gate: gate,
                                     robots: RobotsTag(disallowed: dataset.directives, token: dataset.userAgentToken),
                                     retries: pipelineOptions.retries ?? 0)
+        fetcher.allowsFileURLs = dataset.allowFileURLs
+        fetcher.maxBytes = downloader.config.maxResponseBytes
         let imageSettings = try dataset.imageSettings()
         var settings = DatasetJob.Settings(naming: naming, encodeFormat: imageSettings.format,
                                            shardSelection: try bulk.shardSpec())
-        settings.inFlight = (pipelineOptions.concurrency ?? 64) + 2 * ProcessInfo.processInfo.activeProcessorCount
+        settings.inFlight = (pipelineOptions.concurrency ?? PipelineOptions.datasetConcurrency) + 2 * ProcessInfo.processInfo.activeProcessorCount
         let job = DatasetJob(settings: settings, reader: reader, fetcher: fetcher,
                              processor: SampleProcessor(settings: imageSettings),
                              output: ShardOutput(directory: directory, layout: try dataset.layout(), naming: naming),
@@ -67,6 +73,11 @@ extension FetchCommand {
             throw ExitCode.failure
         case .success(let summary):
             print(Self.summaryLine(summary, seconds: Double(start.duration(to: .now).milliseconds) / 1000))
+            if summary.samples > 0 && summary.successes == 0 {
+                Terminal.writeError("webimage: not one of the \(summary.samples) samples succeeded; the first failed with: "
+                    + "\(summary.firstFailure ?? "?") (each sample's error is in its shard's metadata)\n")
+                throw ExitCode.failure
+            }
             if !writeErrors.isEmpty { throw ExitCode.failure }
         }
     }
@@ -76,9 +87,9 @@ extension FetchCommand {
     /// ``CachingHostResolver`` whose answer the connection then uses.
     private func downloaderConfig() -> DownloaderConfig {
         var config = DownloaderConfig.default
-        config.maxConcurrentDownloads = pipelineOptions.concurrency ?? 64
+        config.maxConcurrentDownloads = pipelineOptions.concurrency ?? PipelineOptions.datasetConcurrency
         // img2dataset's default socket timeout.
-        config.downloadTimeout = timeout ?? 10
+        config.downloadTimeout = timeout ?? Self.datasetTimeout
         config.acceptableStatusCodes = SampleFetcher.acceptedStatuses
         config.retryPolicy = .none
         for header in headers.compactMap(CommandPipeline.parseHeader) {

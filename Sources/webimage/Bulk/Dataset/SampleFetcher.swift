@@ -26,6 +26,11 @@ struct SampleFetcher: Sendable {
     let gate: HostGate
     let robots: RobotsTag
     let retries: Int
+    /// `--allow-file-urls`: rows may name local files (`file:`). Off by default: a list from
+    /// the web must not read this machine's files into a dataset.
+    var allowsFileURLs = false
+    /// The largest body a sample may have, from a file as from the network.
+    var maxBytes = DownloaderConfig.default.maxResponseBytes
 
     /// The statuses the downloader must hand over instead of failing: every final one.
     static let acceptedStatuses = Set(200..<300).union(400..<600)
@@ -37,6 +42,9 @@ struct SampleFetcher: Sendable {
         guard let text else { return .failure(.download("unknown url type: 'None'")) }
         // urllib strips surrounding whitespace; so do we, keeping the text as given for the record.
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // data: and file: load as urllib loads them in img2dataset (file: only when allowed).
+        if trimmed.prefix(5).lowercased() == "data:" { return Self.dataURL(trimmed) }
+        if trimmed.prefix(5).lowercased() == "file:" { return await fileURL(trimmed) }
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else {
             return .failure(.download("unknown url type: '\(trimmed)'"))
@@ -88,6 +96,32 @@ struct SampleFetcher: Sendable {
                 continue
             }
             return result
+        }
+    }
+
+    /// A `data:` URL's payload (base64 or percent-encoded), or why it is malformed.
+    static func dataURL(_ text: String) -> Result<Body, SampleFailure> {
+        do throws(WebImageError) {
+            return .success(Body(data: try DataURLImageLoader.payload(of: text)))
+        } catch {
+            return .failure(.download(error.message))
+        }
+    }
+
+    /// A `file:` URL's bytes, read on the blocking I/O pool; refused unless allowed.
+    private func fileURL(_ text: String) async -> Result<Body, SampleFailure> {
+        guard allowsFileURLs else {
+            return .failure(.download("file: URLs are not loaded unless --allow-file-urls is given: '\(text)'"))
+        }
+        guard let url = URL(string: text), url.isFileURL, !url.path.isEmpty else {
+            return .failure(.download("not a file URL: '\(text)'"))
+        }
+        let limit = maxBytes
+        do throws(WebImageError) {
+            let data = try await BlockingIOPool.shared.run { FileImageLoader.readRegularFile(url.path, limit: limit) }.get()
+            return .success(Body(data: data))
+        } catch {
+            return .failure(.download(error.message))
         }
     }
 
