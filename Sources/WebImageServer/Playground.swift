@@ -1,3 +1,5 @@
+import Foundation
+
 /// The playground of `/gallery` (see ``Gallery``): its form, its style and its script —
 /// plain HTML and about a hundred lines of our own JavaScript, no framework, nothing
 /// loaded from elsewhere.
@@ -12,20 +14,11 @@ enum Playground {
     /// The info options the playground asks for.
     static let infoOptions = "bh:4:3/th:1/avg:1/dc:1/pn:1/a:1:1/icc:1"
 
-    /// `text` as a JavaScript string literal (JSON's escaping, `<` escaped so the text
-    /// cannot close the script element).
+    /// `text` as a JavaScript string literal: JSON's own encoding, with `<` escaped so the
+    /// text cannot close the script element.
     static func jsString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "<": out += "\\u003c"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        let json = (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        return json.replacingOccurrences(of: "<", with: "\\u003c")
     }
 
     static func html(initial: String) -> String {

@@ -69,17 +69,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds one request may take, the source fetch included (0.01…3600; default \(Int(Self.defaults.requestTimeout))). Env: IMGPROXY_TIMEOUT.")
     var timeout: Double?
     @Option(name: [.customLong("max-concurrent-transforms"), .customLong("workers")],
-            parsing: .unconditional, help: "Images processed at once (1…1024; default 4 per core). Env: IMGPROXY_WORKERS.")
+            parsing: .unconditional, help: "Images processed at once (1…1024; default 4 per core, here \(Self.defaults.maxConcurrentTransforms)). Env: IMGPROXY_WORKERS.")
     var maxConcurrentTransforms: Int?
     @Option(parsing: .unconditional, help: "Requests that may wait for a transform slot before 503 (0…100000; default \(Self.defaults.maxQueuedTransforms)). Env: IMGPROXY_REQUESTS_QUEUE_SIZE.")
     var maxQueue: Int?
     @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (0…315360000; default \(Self.defaults.maxAge)). Env: IMGPROXY_TTL.")
     var maxAge: Int?
-    @Option(parsing: .unconditional, help: "Bytes of sources and results on disk, together, for every instance sharing --cache-dir (1048576…17592186044416; default 1 GiB). Trimmed while serving, least recently read first.")
+    @Option(parsing: .unconditional, help: "Bytes of sources and results on disk, together, for every instance sharing --cache-dir (1048576…17592186044416; default \(Self.defaults.maxCacheBytes >> 30) GiB). Trimmed while serving, least recently read first.")
     var cacheMaxSize: Int?
-    @Option(parsing: .unconditional, help: "Seconds a cached source or result may go unread before it is removed (60…315360000; default one week).")
+    @Option(parsing: .unconditional, help: "Seconds a cached source or result may go unread before it is removed (60…315360000; default \(Int(Self.defaults.maxCacheAge) / 86_400) days).")
     var cacheMaxAge: Double?
-    @Option(parsing: .unconditional, help: "Bytes of encoded results kept in memory (0…68719476736; default 256 MiB; sources get a quarter as much again).")
+    @Option(parsing: .unconditional, help: "Bytes of encoded results kept in memory (0…68719476736; default \(Self.defaults.memoryCacheBytes >> 20) MiB; sources get a quarter as much again).")
     var memoryCacheSize: Int?
     @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (1…100; default \(Self.defaults.output.quality)). Env: IMGPROXY_QUALITY.")
     var quality: Int?

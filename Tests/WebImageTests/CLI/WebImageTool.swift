@@ -60,15 +60,7 @@ struct WebImageTool {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await exitStatus(of: process)
         try out.close()
         try err.close()
         try input.close()
@@ -99,7 +91,14 @@ struct WebImageTool {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+        let status = try await exitStatus(of: process)
+        let text = String(decoding: (try? Data(contentsOf: typescript)) ?? Data(), as: UTF8.self)
+        return Run(status: status, out: text, err: "")
+    }
+
+    /// Starts `process` and waits for its exit status without blocking a thread.
+    private static func exitStatus(of process: Process) async throws -> Int32 {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
                 try process.run()
@@ -108,7 +107,5 @@ struct WebImageTool {
                 continuation.resume(throwing: error)
             }
         }
-        let text = String(decoding: (try? Data(contentsOf: typescript)) ?? Data(), as: UTF8.self)
-        return Run(status: status, out: text, err: "")
     }
 }
