@@ -9,11 +9,20 @@ extension ImageCache {
         /// Keep decoded images in memory. Default `true`.
         public var shouldCacheImagesInMemory: Bool = true
         /// Most bytes of decoded pixels kept in memory (``DecodedImage/cost``); 0 is no
-        /// limit. Default a quarter of the physical memory.
+        /// limit. Default ``defaultMaxMemoryCost``: 15 % of the physical memory, at most
+        /// 768 MiB (Nuke's rule), so a process loading many images reuses the memory of
+        /// the ones it evicts instead of growing.
         ///
         /// A negative value becomes 0 (no limit).
         public var maxMemoryCost: Int = Config.defaultMaxMemoryCost {
             didSet { maxMemoryCost = max(0, maxMemoryCost) }
+        }
+        /// The largest share of ``maxMemoryCost`` one image may take and still be kept in
+        /// memory (0 to 1; default 0.1, as Nuke's `entryCostLimit`): a 12 MP photo (48 MB
+        /// decoded) is kept under the default limit, a 50 MP one is not. Values outside
+        /// 0…1 are clamped; 0 or 1 means any image that fits the limit.
+        public var maxMemoryEntryFraction: Double = 0.1 {
+            didSet { maxMemoryEntryFraction = maxMemoryEntryFraction.isNaN ? 0.1 : min(max(maxMemoryEntryFraction, 0), 1) }
         }
         /// Most images kept in memory; 0, the default, is no limit.
         ///
@@ -59,9 +68,17 @@ extension ImageCache {
         /// queue of the cache.
         public var callbackQueue: DispatchQueue?
 
-        /// A quarter of the physical memory.
+        /// 15 % of the physical memory, at most 768 MiB: what Nuke's `ImageCache` takes
+        /// on Apple platforms (SDWebImage leaves it unbounded and relies on memory
+        /// warnings, which Linux does not send).
         public static var defaultMaxMemoryCost: Int {
-            Int(clamping: ProcessInfo.processInfo.physicalMemory / 4)
+            min(Int(clamping: ProcessInfo.processInfo.physicalMemory / 100 * 15), 768 << 20)
+        }
+
+        /// The entry limit ``maxMemoryEntryFraction`` gives, in bytes (0: none beyond the total).
+        var maxMemoryEntryCost: Int {
+            guard maxMemoryCost > 0, maxMemoryEntryFraction > 0, maxMemoryEntryFraction < 1 else { return 0 }
+            return max(1, Int(Double(maxMemoryCost) * maxMemoryEntryFraction))
         }
 
         public init() {}

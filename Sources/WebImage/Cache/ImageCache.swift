@@ -40,7 +40,8 @@ public final class ImageCache: ImageCaching {
     /// `nil` (the default) in ``DiskCache/defaultDirectory(namespace:)``.
     public init(namespace: String, directory: URL? = nil, config: Config = Config()) {
         self.config = config
-        memoryCache = MemoryCache(totalCostLimit: config.maxMemoryCost, countLimit: config.maxMemoryCount)
+        memoryCache = MemoryCache(totalCostLimit: config.maxMemoryCost, countLimit: config.maxMemoryCount,
+                                  entryCostLimit: config.maxMemoryEntryCost)
         diskCache = DiskCache(directory: Self.diskDirectory(namespace: namespace, directory: directory), config: config.diskConfig)
         callbackQueue = config.callbackQueue ?? DispatchQueue(label: "WebImage.ImageCache(\(namespace)).callbacks")
     }

@@ -21,9 +21,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @usableFromInline let state: Mutex<LRUState<Key, Value>>
 
     /// Creates an empty cache. A limit of 0, the default, means no limit; a negative
-    /// limit becomes 0.
-    public init(totalCostLimit: Int = 0, countLimit: Int = 0) {
-        state = Mutex(LRUState(costLimit: max(0, totalCostLimit), countLimit: max(0, countLimit)))
+    /// limit becomes 0. `entryCostLimit` is the largest cost one entry may have (0, the
+    /// default: ``totalCostLimit``).
+    public init(totalCostLimit: Int = 0, countLimit: Int = 0, entryCostLimit: Int = 0) {
+        state = Mutex(LRUState(costLimit: max(0, totalCostLimit), countLimit: max(0, countLimit),
+                               entryCostLimit: max(0, entryCostLimit)))
+    }
+
+    /// The largest cost one entry may have; 0 means ``totalCostLimit``. A larger entry is
+    /// not kept (Nuke's `entryCostLimit`: one big image must not flush many small ones).
+    public var entryCostLimit: Int {
+        get { state.withLock { $0.entryCostLimit } }
+        set { state.withLock { $0.entryCostLimit = max(0, newValue) } }
     }
 
     /// The most total cost kept; 0 means no limit and a negative value becomes 0.
@@ -73,8 +82,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Stores `value` as the most recent entry, replacing any value for `key`, then evicts
     /// least recent entries until both limits hold.
     ///
-    /// An entry whose `cost` alone exceeds ``totalCostLimit`` is not kept (and any old
-    /// value for `key` is removed), so one huge image cannot flush the whole cache.
+    /// An entry whose `cost` alone exceeds ``entryCostLimit`` (by default ``totalCostLimit``)
+    /// is not kept (and any old value for `key` is removed), so one huge image cannot flush
+    /// the whole cache.
     @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
         let evicted = state.withLock { $0.set(value, forKey: key, cost: max(0, cost)) }
@@ -95,7 +105,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func removeAll() {
         let old = state.withLock { s -> LRUState<Key, Value> in
             let old = s
-            s = LRUState(costLimit: s.costLimit, countLimit: s.countLimit)
+            s = LRUState(costLimit: s.costLimit, countLimit: s.countLimit, entryCostLimit: s.entryCostLimit)
             return old
         }
         _ = old
@@ -161,11 +171,13 @@ struct LRUState<Key: Hashable, Value> {
     @usableFromInline var totalCost = 0
     @usableFromInline var costLimit: Int
     @usableFromInline var countLimit: Int
+    @usableFromInline var entryCostLimit: Int
 
     @inlinable
-    init(costLimit: Int, countLimit: Int) {
+    init(costLimit: Int, countLimit: Int, entryCostLimit: Int = 0) {
         self.costLimit = costLimit
         self.countLimit = countLimit
+        self.entryCostLimit = entryCostLimit
     }
 
     @inlinable
@@ -180,7 +192,8 @@ struct LRUState<Key: Hashable, Value> {
     /// common case; an array for the replaced value cost two allocations per set.
     @inlinable
     mutating func set(_ value: Value, forKey key: Key, cost: Int) -> (replaced: Value?, evicted: [Value]) {
-        if costLimit > 0 && cost > costLimit {
+        let entryLimit = entryCostLimit > 0 ? (costLimit > 0 ? min(entryCostLimit, costLimit) : entryCostLimit) : costLimit
+        if entryLimit > 0 && cost > entryLimit {
             guard let i = index[key] else { return (nil, []) }
             return (remove(slot: i), [])
         }

@@ -97,7 +97,7 @@ struct ImageCacheStoreTests {
         #expect(await noDisk.totalDiskCount() == 0)
     }
 
-    @Test("memory limits from the config bound the memory cache; the default is a quarter of RAM")
+    @Test("memory limits from the config bound the memory cache; the default is Nuke's: 15 % of RAM, at most 768 MiB")
     func memoryLimits() throws {
         let dir = try TemporaryDirectory()
         let cache = Self.makeCache(dir) {
@@ -107,9 +107,33 @@ struct ImageCacheStoreTests {
         for i in 0..<3 { cache.store(RawRGBACoder.image(seed: UInt8(i)), forKey: "k\(i)") }
         #expect(cache.imageFromMemory(forKey: "k0") == nil)
         #expect(cache.imageFromMemory(forKey: "k2") != nil)
-        let quarter = Int(ProcessInfo.processInfo.physicalMemory / 4)
-        #expect(ImageCache.Config().maxMemoryCost == quarter)
+        // Nuke's ImageCache default (its costLimit): 15 % of physical memory, capped at 768 MiB.
+        let nuke = min(Double(ProcessInfo.processInfo.physicalMemory) * 0.15, 768 * 1024 * 1024)
+        #expect(abs(Double(ImageCache.Config().maxMemoryCost) - nuke) < 100)
+        #expect(ImageCache.Config().maxMemoryEntryFraction == 0.1)
         #expect(ImageCache.Config().maxDiskAge == 7 * 86400)
+    }
+
+    /// A flood of images, some over a tenth of the limit: the memory cache never holds more
+    /// than its limit, and no single image over a tenth of it is kept (Nuke's entryCostLimit).
+    @Test("a flood of images stays within maxMemoryCost; an image over a tenth of it is not kept")
+    func memoryFlood() throws {
+        let dir = try TemporaryDirectory()
+        let small = RawRGBACoder.image(seed: 1)
+        let limit = small.cost * 20
+        let cache = Self.makeCache(dir) {
+            $0.maxMemoryCost = limit
+            $0.shouldUseDisk = false
+        }
+        for i in 0..<500 { cache.store(RawRGBACoder.image(seed: UInt8(i % 256)), forKey: "small\(i)") }
+        #expect(cache.memoryCache.totalCost <= limit)
+        #expect(cache.memoryCache.count == 20)
+        // Three times the small one's cost: over a tenth of the limit (two small ones), refused.
+        let big = RawRGBACoder.image(width: small.width * 3, height: small.height)
+        #expect(big.cost > limit / 10)
+        cache.store(big, forKey: "big")
+        #expect(cache.imageFromMemory(forKey: "big") == nil)
+        #expect(cache.imageFromMemory(forKey: "small499") != nil, "the big image flushed nothing")
     }
 
     @Test("clear and deleteExpiredData through the cache")
