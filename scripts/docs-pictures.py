@@ -195,7 +195,8 @@ def thumbnail_strip(webimage, work, out):
         x += w + pad
     label(canvas, (pad, height - 54), [f"Below: each red square, {zoom}× (nearest neighbour). PSNR against Pillow's full decode",
                                        "+ ICC→sRGB + EXIF upright + Lanczos to the same size (scripts/thumbnail-quality.py);",
-                                       "thumbor resizes the same way, so its pixels are the reference's."], 12, (90, 90, 90))
+                                       "thumbor resizes the same way, so its pixels are the reference's." if third_name.startswith("thumbor")
+                                       else "thumbor is not installed here: Pillow's draft + thumbnail stands in."], 12, (90, 90, 90))
     canvas.save(out, quality=75, optimize=True, progressive=True)
     log(f"{out.name}: " + json.dumps(scores, ensure_ascii=False))
 

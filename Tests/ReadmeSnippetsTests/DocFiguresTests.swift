@@ -62,7 +62,7 @@ struct DocFiguresTests {
                          "Benchmarks/Python/report.py", "Benchmarks/compare"]
         for document in documents {
             let text = try Self.text(document)
-            for match in text.matches(of: /(?:decoded whole|instead of|380-frame GIF[^.]*?)[:\s]+(\d+(?:\.\d+)?) MB/) {
+            for match in text.matches(of: #/(?:decoded whole|instead of|380-frame GIF[^.]*?)[:\s]+(\d+(?:\.\d+)?) MB/#) {
                 let stated = Double(match.output.1) ?? 0
                 #expect(abs(stated - Double(bytes) / 1e6) < 0.5, "\(document) says \(match.output.0)")
             }

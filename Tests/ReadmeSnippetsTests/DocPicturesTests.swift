@@ -25,7 +25,7 @@ struct DocPicturesTests {
         var references: [Reference] = []
         func scan(_ url: URL, resolve: (String) -> URL) throws {
             let text = try String(contentsOf: url, encoding: .utf8)
-            for match in text.matches(of: /!\[[^\]]*\]\(([^)\s]+)\)/) {
+            for match in text.matches(of: #/!\[[^\]]*\]\(([^)\s]+)\)/#) {
                 let target = String(match.output.1)
                 references.append(Reference(document: url.lastPathComponent, target: target, file: resolve(target)))
             }
@@ -61,8 +61,8 @@ struct DocPicturesTests {
             return nil
         }
         if name.hasSuffix(".svg"), let text = String(data: data, encoding: .utf8),
-           let tag = text.firstMatch(of: /<svg\b[^>]*>/), text.hasSuffix("</svg>\n") || text.hasSuffix("</svg>"),
-           let width = tag.output.firstMatch(of: /\swidth="(\d+)"/), let height = tag.output.firstMatch(of: /\sheight="(\d+)"/),
+           let tag = text.firstMatch(of: #/<svg\b[^>]*>/#), text.hasSuffix("</svg>\n") || text.hasSuffix("</svg>"),
+           let width = tag.output.firstMatch(of: #/\swidth="(\d+)"/#), let height = tag.output.firstMatch(of: #/\sheight="(\d+)"/#),
            let w = Int(width.output.1), let h = Int(height.output.1) {
             return (w, h)
         }

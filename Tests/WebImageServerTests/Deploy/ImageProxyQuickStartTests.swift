@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Testing
 import WebImageCodecs
 @testable import WebImageServer
@@ -43,7 +44,7 @@ struct ImageProxyQuickStartTests {
     func curlLine() async throws {
         let curl = try #require(Self.commands.last)
         let url = try #require(curl.split(separator: " ").last.map(String.init))
-        let stated = try #require(Self.section.firstMatch(of: /`out\.jpg` is a (\d+)×(\d+) JPEG/), "the text gives the result's size")
+        let stated = try #require(Self.section.firstMatch(of: #/`out\.jpg` is a (\d+)×(\d+) JPEG/#), "the text gives the result's size")
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-quickstart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -69,7 +70,7 @@ struct ImageProxyQuickStartTests {
 
     @Test("the example:// pictures the section lists are the server's, at the sizes it gives")
     func examples() throws {
-        let listed = Self.section.matches(of: /`example:\/\/([a-z]+\.[a-z]+)` \((\d+)×(\d+)/)
+        let listed = Self.section.matches(of: #/`example:\/\/([a-z]+\.[a-z]+)` \((\d+)×(\d+)/#)
         #expect(Set(listed.map { String($0.output.1) }) == Set(ExampleImages.names), "\(listed.map(\.output.1))")
         for entry in listed {
             let name = String(entry.output.1)
@@ -103,7 +104,7 @@ struct ImageProxyQuickStartTests {
             guard fields.count > 3, fields[3] == "0A" else { return nil }
             let local = fields[1].split(separator: ":")
             guard local.count == 2, local[1] == wanted, let raw = UInt32(local[0], radix: 16) else { return nil }
-            return [raw & 0xFF, raw >> 8 & 0xFF, raw >> 16 & 0xFF, raw >> 24].map(String.init).joined(separator: ".")
+            return [raw & 0xFF, raw >> 8 & 0xFF, raw >> 16 & 0xFF, raw >> 24].map { String($0) }.joined(separator: ".")
         }
     }
 
