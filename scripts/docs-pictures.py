@@ -133,8 +133,20 @@ class Server:
         self.log_file.close()
 
 
+def port_is_free(port):
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as the server binds: TIME_WAIT is no obstacle
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
 def start_serve(webimage, work):
-    port = free_port()
+    # 8080, serve's default, when it is free: the screenshot then shows the URLs a reader
+    # gets, and stays the same from one `make docs` to the next.
+    port = 8080 if port_is_free(8080) else free_port()
     return Server("webimage-serve", [webimage, "serve", "--unsigned", "--host", "127.0.0.1", "--port", str(port),
                                      "--local-root", str(CORPUS), "--no-cache"],
                   port, "/health", work)
