@@ -20,7 +20,7 @@ TEST_VENV := .build-test/venv
 TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
              "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
 
-.PHONY: deps test-deps test-venv build test demo bench docs test-asan test-tsan fuzz
+.PHONY: deps test-deps test-venv build test demo bench docs docs-pictures test-asan test-tsan fuzz
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
@@ -68,10 +68,20 @@ bench: deps
 	$(MAKE) -C Benchmarks bench
 
 # The DocC catalog (Sources/WebImage/WebImage.docc) with the library's symbols, into .build/docs,
-# with the toolchain's docc; fails on a warning about an article (scripts/docs.sh).
+# with the toolchain's docc; fails on a warning about an article (scripts/docs.sh). First the
+# pictures of the README and the articles are made again by the tool itself (docs-pictures);
+# when that cannot run here (no chromium, no venv), the checked-in pictures stay and it says why.
 docs: deps
-	$(SWIFT) build --target WebImage
+	$(SWIFT) build --product webimage
+	-@$(MAKE) --no-print-directory docs-pictures
 	scripts/docs.sh .build/debug .build/docs
+
+# The pictures in Sources/WebImage/WebImage.docc/Resources (a thumbnail beside libvips' and
+# thumbor's with their PSNR, the /gallery page in headless Chromium, the resizing types and
+# gravities) and Benchmarks/ratios.svg from Benchmarks/RESULTS.md: scripts/docs-pictures.py,
+# with the test venv's Pillow, numpy and pyvips, and the debug `webimage`.
+docs-pictures: test-venv
+	$(TEST_VENV)/bin/python scripts/docs-pictures.py --webimage .build/debug/webimage
 
 # Hardening: sanitizer runs and fuzzing, each in its own scratch path (see Tests/WebImageTests/Hardening).
 HARDENING_SUITES := MustFailFileTests|TruncatedFileTests|DecompressionBombTests|FuzzRegressionTests

@@ -5,6 +5,8 @@ limit) and states the goal and whether it was met. A side that could not be
 measured makes the row "not measured: <reason>"; nothing is ever filled in.
 """
 
+import re
+
 
 def format_time(seconds):
     if seconds is None:
@@ -161,8 +163,8 @@ What each row measures:
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
   ran 100 concurrent `loadImage` calls on one new `ImageDownloader`.
 - animation: `gif/image-gif/gifplayer-muybridge.gif` (380 frames of 472×298;
-  236 MB of RGBA decoded whole). Played once through `AnimatedImagePlayer`
-  (default buffer of 3 frames, a clock that never waits, so every frame is
+  214 MB of RGBA decoded whole: 380 × 472 × 298 × 4 bytes, 204 MiB). Played once
+  through `AnimatedImagePlayer` (default buffer of 3 frames, a clock that never waits, so every frame is
   decoded and shown): the process's peak RSS against a 40 MB ceiling. Every frame
   decoded once in order through `AnimatedImage.forEachFrame` (buffers recycled,
   nothing kept) against Pillow converting every frame to RGBA. Open + first frame
@@ -206,3 +208,67 @@ What each row measures:
             lines.append("| " + " | ".join(_cell(c) for c in (r.work, r.ours, r.peer, r.ratio, r.goal, r.verdict))
                          + " |")
         return "\n".join(lines)
+
+
+class ResultsPage:
+    """Benchmarks/RESULTS.md: the newest run first, then the history.
+
+    The page is, in order: a title and one line saying how it is laid out; `## Latest run`
+    (date, machine, command, the ratio chart, the table); `## What each row measures` (the
+    legend, regenerated each time); `## History` (superseded runs and the notes written
+    about them by hand, newest first). A new run replaces the Latest run section and moves
+    the one it replaces, unchanged but for its heading, to the top of the history, just
+    below HISTORY_MARK; everything already in the history is kept as it is.
+    """
+
+    TITLE = "# WebImage benchmark results"
+    LATEST = "## Latest run"
+    LEGEND_HEADING = "## What each row measures"
+    HISTORY = "## History"
+    HISTORY_MARK = "<!-- compare: a superseded Latest run goes below this line, newest first -->"
+    INTRO = ("The newest `make bench` run first, with its chart ([ratios.svg](ratios.svg), written by the\n"
+             "same run); older runs and the notes written about them are under History, newest first.")
+    HISTORY_INTRO = ("**History: superseded runs.** Kept for the record of what was measured, profiled and\n"
+                     "changed; the rows above replace the rows of the same name below.")
+
+    @classmethod
+    def sections(cls, text):
+        """The text of each `## ` section of a page, by heading (the part before the
+        first one under "")."""
+        parts, heading, current = {}, "", []
+        for line in text.split("\n"):
+            if line.startswith("## "):
+                parts[heading] = "\n".join(current)
+                heading, current = line, []
+            else:
+                current.append(line)
+        parts[heading] = "\n".join(current)
+        return parts
+
+    @classmethod
+    def history(cls, old_text):
+        """The old page's history with its Latest run moved to the top of it. An old page
+        of the earlier layout (a table, then "## Profiling notes") becomes history whole."""
+        if not old_text.strip():
+            return ""
+        parts = cls.sections(old_text)
+        latest = next((body for heading, body in parts.items() if heading.startswith(cls.LATEST)), None)
+        if latest is None:   # the earlier layout: the whole old page is history
+            body = old_text.split("\n", 1)[1] if old_text.startswith(cls.TITLE) else old_text
+            demoted = "### Superseded run\n" + body.replace("\n## ", "\n### ").strip()
+            older = ""
+        else:
+            heading = next(h for h in parts if h.startswith(cls.LATEST))
+            date = re.search(r"- date: ([^\n]+)", latest)
+            title = heading[len(cls.LATEST):].strip(" :—-") or (date.group(1) if date else "")
+            lines = [l for l in latest.strip().split("\n") if not l.startswith("![")]   # the chart is the new run's
+            demoted = f"### Superseded run: {title}\n\n" + "\n".join(lines).replace("\n### ", "\n#### ").strip()
+            history = next((body for h, body in parts.items() if h.startswith(cls.HISTORY)), "")
+            older = history.split(cls.HISTORY_MARK, 1)[1].strip() if cls.HISTORY_MARK in history else history.strip()
+        return demoted + ("\n\n" + older if older else "")
+
+    @classmethod
+    def render(cls, latest_heading, latest_body, legend, history):
+        return (f"{cls.TITLE}\n\n{cls.INTRO}\n\n{latest_heading}\n\n{latest_body.strip()}\n\n"
+                f"{cls.LEGEND_HEADING}\n\n{legend.strip()}\n\n"
+                f"{cls.HISTORY}\n\n{cls.HISTORY_INTRO}\n\n{cls.HISTORY_MARK}\n\n{history.strip()}\n")
