@@ -3,7 +3,7 @@ import Synchronization
 
 /// An animation kept as its encoded data, decoding frames only when asked.
 ///
-/// Where a ``DecodedImage`` of a 380-frame GIF holds every frame's pixels (236 MB for
+/// Where a ``DecodedImage`` of a 380-frame GIF holds every frame's pixels (214 MB for
 /// a 472×298 one), an `AnimatedImage` holds the file and, while frames are decoded, one
 /// canvas per decoder plus the frames players buffer. Frames come from ``frame(at:)``
 /// (random access; see ``AnimationDecoder``), ``forEachFrame(_:)`` (in order, recycling
