@@ -140,12 +140,14 @@ struct ResamplerTests {
             for j in 0..<output {
                 let start = Int(kernel.starts[j])
                 #expect(start >= 0 && start + kernel.count <= kernel.inputLength)
-                #expect(kernel.weights[(j * kernel.count)..<((j + 1) * kernel.count)].reduce(0) { $0 + Int($1) } == 16384)
+                let taps = kernel.weights[(j * kernel.stride)..<((j + 1) * kernel.stride)]
+                #expect(taps.prefix(kernel.count).reduce(0) { $0 + Int($1) } == 16384)
+                #expect(taps.dropFirst(kernel.count).allSatisfy { $0 == 0 } && kernel.stride % 4 == 0)
             }
         }
         // Same size: one tap of weight one.
         let identity = LanczosKernel(source: 10, destination: 10)
-        #expect(identity.count == 1 && identity.weights.allSatisfy { $0 == 16384 })
+        #expect(identity.count == 1 && (0..<10).allSatisfy { identity.weights[$0 * identity.stride] == 16384 })
     }
 
     @Test("a large downscale through the box step keeps a ramp a ramp")
