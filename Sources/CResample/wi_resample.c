@@ -421,6 +421,30 @@ void wi_rs_horizontal_store(const int16_t *src, const int32_t *starts, const int
     wi_rs_store_row(scratch, width, 0, out);
 }
 
+int wi_rs_is_opaque(const uint8_t *rgba, size_t pixels) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    // Colour bytes forced to 0xFF, so a block is all ones exactly when its alphas are 255;
+    // 64 pixels per check keeps the early exit cheap.
+    const __m128i colour = _mm_set1_epi32(0x00FFFFFF), ones = _mm_set1_epi32(-1);
+    for (; i + 64 <= pixels; i += 64) {
+        __m128i all = ones;
+        for (size_t k = 0; k < 64; k += 4) {
+            all = _mm_and_si128(all, _mm_or_si128(_mm_loadu_si128((const __m128i *)(rgba + 4 * (i + k))), colour));
+        }
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(all, ones)) != 0xFFFF) {
+            return 0;
+        }
+    }
+#endif
+    for (; i < pixels; i++) {
+        if (rgba[4 * i + 3] != 255) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static inline uint8_t to_byte(int32_t v) {
     return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }

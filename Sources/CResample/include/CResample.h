@@ -50,4 +50,7 @@ void wi_rs_horizontal_store(const int16_t *src, const int32_t *starts, const int
 /// (a pixel whose alpha rounds to 0 becomes transparent black).
 void wi_rs_store_row(const int16_t *src, size_t width, int premultiplied, uint8_t *out);
 
+/// 1 when every alpha byte of `pixels` RGBA pixels is 255, else 0 (SSE2: ~16 pixels a step).
+int wi_rs_is_opaque(const uint8_t *rgba, size_t pixels);
+
 #endif
