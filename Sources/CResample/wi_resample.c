@@ -263,7 +263,8 @@ __attribute__((target("avx2"))) static size_t vertical_avx2(const int16_t *const
             a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi16(x1, y1), w));
         }
         // Unpack and pack both work within 128-bit lanes, so the order comes back as it was.
-        _mm256_storeu_si256((__m256i *)(out + i), _mm256_packs_epi32(_mm256_srai_epi32(a0, 14), _mm256_srai_epi32(a1, 14)));
+        _mm256_storeu_si256((__m256i *)(out + i),
+                            _mm256_packs_epi32(_mm256_srai_epi32(a0, 14), _mm256_srai_epi32(a1, 14)));
         _mm256_storeu_si256((__m256i *)(out + i + 16),
                             _mm256_packs_epi32(_mm256_srai_epi32(a2, 14), _mm256_srai_epi32(a3, 14)));
     }
@@ -276,7 +277,8 @@ __attribute__((target("avx2"))) static size_t vertical_avx2(const int16_t *const
             a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, y0), w));
             a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, y0), w));
         }
-        _mm256_storeu_si256((__m256i *)(out + i), _mm256_packs_epi32(_mm256_srai_epi32(a0, 14), _mm256_srai_epi32(a1, 14)));
+        _mm256_storeu_si256((__m256i *)(out + i),
+                            _mm256_packs_epi32(_mm256_srai_epi32(a0, 14), _mm256_srai_epi32(a1, 14)));
     }
     return i;
 }
@@ -314,7 +316,8 @@ __attribute__((target("avx2"))) static size_t vertical_bytes_avx2(const uint8_t 
             a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi16(x1, y1), w));
             a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi16(x1, y1), w));
         }
-        _mm256_storeu_si256((__m256i *)(out + i), _mm256_packs_epi32(_mm256_srai_epi32(a0, 8), _mm256_srai_epi32(a1, 8)));
+        _mm256_storeu_si256((__m256i *)(out + i),
+                            _mm256_packs_epi32(_mm256_srai_epi32(a0, 8), _mm256_srai_epi32(a1, 8)));
         _mm256_storeu_si256((__m256i *)(out + i + 16),
                             _mm256_packs_epi32(_mm256_srai_epi32(a2, 8), _mm256_srai_epi32(a3, 8)));
     }
@@ -346,8 +349,10 @@ __attribute__((target("avx2"))) static void horizontal_avx2(const int16_t *src, 
             memcpy(&four1, w1 + t, sizeof four1);
             __m256i px0 = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(p0 + 4 * t)), by_channel);
             __m256i px1 = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(p1 + 4 * t)), by_channel);
-            acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(px0, _mm256_shuffle_epi8(_mm256_set1_epi64x(four0), weight_pairs)));
-            acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(px1, _mm256_shuffle_epi8(_mm256_set1_epi64x(four1), weight_pairs)));
+            __m256i w0 = _mm256_shuffle_epi8(_mm256_set1_epi64x(four0), weight_pairs);
+            acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(px0, w0));
+            __m256i w1 = _mm256_shuffle_epi8(_mm256_set1_epi64x(four1), weight_pairs);
+            acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(px1, w1));
         }
         // Lane 0: pixel x's two halves summed; lane 1: pixel x1's.
         __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(acc0, acc1, 0x20),
