@@ -5,11 +5,14 @@ import CResample
 ///
 /// Each source row is consumed as it comes: converted to fixed point (colour premultiplied
 /// by alpha unless the image is known to be opaque) and, when the gap rule asks for a box
-/// shrink, summed into its block. Each pre-shrunk row enters a ring of as many rows as the
-/// vertical kernel has taps, and every output row whose taps are all in is finished at once:
-/// vertical pass, horizontal pass, back to 8-bit RGBA. A decoder can therefore feed its rows
-/// strip by strip and the full-size image never exists; the ring and one row of each pass
-/// are all the extra memory. The inner loops are C (`CResample`: SSE2 on x86-64).
+/// shrink, summed into its block; an opaque row with no box shrink is kept as it is. Each
+/// pre-shrunk row enters a ring of as many rows as the vertical kernel has taps, and every
+/// output row whose taps are all in is finished at once: vertical pass (over the source
+/// width, but only for output rows), horizontal pass, back to 8-bit RGBA. A decoder can
+/// therefore feed its rows strip by strip and the full-size image never exists; the ring and
+/// one row of each pass are all the extra memory. Kernels come from a cache shared by
+/// every resample of the same sizes. The inner loops are C (`CResample`: AVX2 where the CPU
+/// has it, SSE2 otherwise on x86-64, plain C elsewhere; all give the same bytes).
 ///
 /// Runs on the caller's thread; one instance serves one image.
 struct Resampler {
