@@ -47,7 +47,7 @@ let package = Package(
         // libjpeg and libpng report errors by longjmp; these C shims keep every jump inside C.
         .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CPNGShim", dependencies: ["CPNG"], linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
-        // The Lanczos resampler's inner loops (SSE2 where available, plain C elsewhere).
+        // The Lanczos resampler's inner loops (AVX2 chosen at run time, SSE2, plain C elsewhere).
         // Optimised in debug builds too: the suite resizes 12 MP photos hundreds of times,
         // and at -O0 the SIMD loops are ~10x slower (CI runs the debug build).
         .target(name: "CResample", cSettings: [.unsafeFlags(["-O2"])]),

@@ -90,6 +90,43 @@ def pillow_thumbnail(args):
     return run
 
 
+def fit(width, height, box):
+    """The size fitting `box` × `box` that webimage-bench's resample mode asks for (its
+    ImageDecodeOptions.targetSize): the longer side `box`, the other rounded, at least 1."""
+    scale = min(box / width, box / height)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def pyvips_resize(args):
+    """libvips' Lanczos3 `resize` of an image already decoded into memory, on one thread
+    (as imgproxy runs it), pixels forced with `write_to_memory`."""
+    import pyvips
+    pyvips.voperation.cache_set_max(0)
+    pyvips.vips_lib.vips_concurrency_set(1)
+    images = [pyvips.Image.new_from_buffer(d, "").copy_memory() for d in read_all(args.inputs)]
+
+    def run():
+        for image in images:
+            width, height = fit(image.width, image.height, args.size)
+            image.resize(width / image.width, vscale=height / image.height, kernel="lanczos3").write_to_memory()
+    return run
+
+
+def pillow_resize(args):
+    """Pillow's `resize` with LANCZOS of an RGBA image already decoded into memory."""
+    from PIL import Image
+    images = []
+    for data in read_all(args.inputs):
+        image = Image.open(io.BytesIO(data)).convert("RGBA")
+        image.load()
+        images.append(image)
+
+    def run():
+        for image in images:
+            image.resize(fit(image.width, image.height, args.size), Image.LANCZOS)
+    return run
+
+
 def aiohttp_pillow(args):
     """Download every URL listed in the input files with aiohttp, `--concurrency` at
     once on one session, decoding each body with Pillow on the default thread pool."""
@@ -124,6 +161,8 @@ MODES = {
     "pillow-frames": pillow_frames,
     "pyvips-thumbnail": pyvips_thumbnail,
     "pillow-thumbnail": pillow_thumbnail,
+    "pyvips-resize": pyvips_resize,
+    "pillow-resize": pillow_resize,
     "aiohttp-pillow": aiohttp_pillow,
 }
 

@@ -31,6 +31,7 @@ static void cpng_configure(png_structp png, png_infop info, cpng_info *out) {
     out->bit_depth = depth;
     out->color_type = color;
     out->interlaced = interlace != PNG_INTERLACE_NONE;
+    out->has_alpha = (color & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS) != 0;
 
     /* Palette to RGB, gray below 8 bits to 8, tRNS to an alpha channel. */
     png_set_expand(png);
@@ -99,6 +100,21 @@ int cpng_decoder_read_image(cpng_decoder *d, uint8_t *rgba, size_t stride) {
             png_read_row(d->png, rgba + (size_t)y * stride, NULL);
         }
     }
+    png_read_end(d->png, NULL);
+    return CPNG_OK;
+}
+
+int cpng_decoder_read_rows(cpng_decoder *d, uint8_t *rgba, size_t stride, uint32_t count) {
+    if (setjmp(png_jmpbuf(d->png))) return CPNG_ERROR;
+    if (d->passes != 1) png_error(d->png, "Rows of an interlaced image come in passes");
+    for (uint32_t y = 0; y < count; y++) {
+        png_read_row(d->png, rgba + (size_t)y * stride, NULL);
+    }
+    return CPNG_OK;
+}
+
+int cpng_decoder_finish(cpng_decoder *d) {
+    if (setjmp(png_jmpbuf(d->png))) return CPNG_ERROR;
     png_read_end(d->png, NULL);
     return CPNG_OK;
 }

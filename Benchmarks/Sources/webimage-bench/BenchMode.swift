@@ -7,6 +7,9 @@ enum BenchMode: String, CaseIterable {
     /// Full decode, then `PixelBuffer.resampled` to the thumbnail size: what the
     /// thumbnail path must beat.
     case decodeResize = "decode-resize"
+    /// Every input decoded once, untimed; each iteration resamples them all to fit a
+    /// `--size` box with Lanczos3: the resampler alone, against libvips' and Pillow's.
+    case resample
     /// Full decode of the samples as stored: no EXIF orientation, no colour conversion
     /// (what turning costs on top of, and the decode floor raw libjpeg-turbo is held to).
     case decodeStored = "decode-stored"

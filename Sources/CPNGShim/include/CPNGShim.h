@@ -26,6 +26,8 @@ typedef struct cpng_info {
     int bit_depth;
     int color_type;
     int interlaced;
+    /* An alpha channel or a tRNS chunk: some pixel may be translucent. */
+    int has_alpha;
 } cpng_info;
 
 /// A one-shot decoder over a memory buffer (which must outlive it).
@@ -38,6 +40,12 @@ int cpng_decoder_read_header(cpng_decoder *d, cpng_info *info);
 /// Decodes the whole image into `rgba` (height rows of `stride` bytes, at least width * 4),
 /// then reads the chunks after the image data up to IEND, checking their CRCs.
 int cpng_decoder_read_image(cpng_decoder *d, uint8_t *rgba, size_t stride);
+/// For a non-interlaced image, instead of cpng_decoder_read_image: decodes the next `count`
+/// rows into `rgba` (rows of `stride` bytes), so a caller can take the image a strip at a time.
+int cpng_decoder_read_rows(cpng_decoder *d, uint8_t *rgba, size_t stride, uint32_t count);
+/// After the last cpng_decoder_read_rows: reads the chunks after the image data up to IEND,
+/// checking their CRCs.
+int cpng_decoder_finish(cpng_decoder *d);
 /// The message of the last failure (empty when none).
 const char *cpng_decoder_message(const cpng_decoder *d);
 void cpng_decoder_destroy(cpng_decoder *d);

@@ -3,8 +3,9 @@
 // They run on "fixed-point rows": 4 channels per pixel (R, G, B, A), each an int16 equal to
 // the 8-bit value × 64, colour premultiplied by alpha when asked. Weights are Q14 (16384 = 1)
 // and each set sums to exactly 16384, so a flat area stays flat. Every stage rounds to
-// nearest. The loops use SSE2 (pmaddwd: two products summed per 32-bit lane) on x86-64
-// and plain C elsewhere; both give the same results. Swift's SIMD types cannot reach
+// nearest. The loops use SSE2 (pmaddwd: two products summed per 32-bit lane) on x86-64,
+// AVX2 where the CPU has it (chosen at run time), and plain C elsewhere; all give the same
+// results. Swift's SIMD types cannot reach
 // pmaddwd, and the integer multiplies they produce are 3–4× slower (measured).
 #ifndef CRESAMPLE_H
 #define CRESAMPLE_H
@@ -29,12 +30,27 @@ void wi_rs_box_emit(int64_t *sums, size_t groups, size_t k, size_t last_k, size_
 /// out[i] = Σ_t weights[t] × rows[t][i] for i < n (n int16 values: 4 per pixel).
 void wi_rs_vertical(const int16_t *const *rows, const int16_t *weights, int count, size_t n, int16_t *out);
 
+/// wi_rs_vertical on 8-bit rows (an opaque image's, as they were decoded): the same
+/// result as converting them with wi_rs_load_row (no premultiplying) first.
+void wi_rs_vertical_bytes(const uint8_t *const *rows, const int16_t *weights, int count, size_t n, int16_t *out);
+
 /// For each of `width` output pixels x: Σ_t weights[x·count + t] × pixel[starts[x] + t].
+/// AVX2 takes four taps at a time when `count` is a multiple of 4 (pad with zero weights;
+/// the row must then hold `count` pixels from every start).
 void wi_rs_horizontal(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
                       size_t width, int16_t *out);
+
+/// wi_rs_horizontal then wi_rs_store_row (not premultiplied) in one pass, the same bytes:
+/// the AVX2 loop rounds each pair of pixels while they are in registers. `scratch` holds
+/// 4 × width values (the other loops use it).
+void wi_rs_horizontal_store(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
+                            size_t width, int16_t *scratch, uint8_t *out);
 
 /// Rounds a fixed-point row back to 8-bit RGBA, dividing colour by alpha when `premultiplied`
 /// (a pixel whose alpha rounds to 0 becomes transparent black).
 void wi_rs_store_row(const int16_t *src, size_t width, int premultiplied, uint8_t *out);
+
+/// 1 when every alpha byte of `pixels` RGBA pixels is 255, else 0 (SSE2: ~16 pixels a step).
+int wi_rs_is_opaque(const uint8_t *rgba, size_t pixels);
 
 #endif

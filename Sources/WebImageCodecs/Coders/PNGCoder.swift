@@ -41,12 +41,18 @@ public struct PNGCoder: ProgressiveImageCoder {
             // libpng rejects a still image without IEND too, but only after allocating each
             // chunk at its declared length: a chunk running past the data must not get that far.
             guard complete else { throw WebImageError.badImageData("PNG: the data ends before IEND") }
-            let pixels = try PNGStillDecoder.decode(p) { width, height in
+            var resampled = false
+            let pixels = try PNGStillDecoder.decode(p, checkSize: { width, height in
                 try options.checkPixelLimit(width: width, height: height)
-            }
+            }, resampledSize: { size in
+                let target = Self.storedTarget(for: size, orientation: orientation, options: options)
+                resampled = target != size
+                return resampled ? target : nil
+            })
             return DecodedImage(
                 pixels: Self.finish(pixels, orientation: orientation, options: options,
-                                    color: Self.colorSource(in: p, chunks: chunks, options: options)),
+                                    color: Self.colorSource(in: p, chunks: chunks, options: options),
+                                    isResampled: resampled),
                 format: .png, scale: options.scale, orientation: orientation)
         } }
     }
@@ -113,24 +119,25 @@ public struct PNGCoder: ProgressiveImageCoder {
         options.colorManagement == .convertToSRGB ? PNGColorChunks.source(in: p, chunks: chunks) : nil
     }
 
-    /// Scales `pixels` down to the options' target size, converts them from `color` to
-    /// sRGB, and turns them upright.
+    /// Scales `pixels` down to the options' target size (unless `isResampled`: the decoder
+    /// already did), converts them from `color` to sRGB, and turns them upright.
     static func finish(_ pixels: PixelBuffer, orientation: Orientation, options: ImageDecodeOptions,
-                       color: ColorSource? = nil) -> PixelBuffer {
-        let turn = options.applyOrientation && orientation != .up
-        let swaps = turn && orientation.swapsDimensions
-        let display = swaps
-            ? PixelSize(width: pixels.height, height: pixels.width)
-            : PixelSize(width: pixels.width, height: pixels.height)
-        let target = options.targetSize(for: display)
-        var result = pixels
-        if target != display {
-            // Resample before turning: the smaller image is cheaper to turn.
-            result = swaps
-                ? result.resampled(width: target.height, height: target.width)
-                : result.resampled(width: target.width, height: target.height)
-        }
+                       color: ColorSource? = nil, isResampled: Bool = false) -> PixelBuffer {
+        let size = PixelSize(width: pixels.width, height: pixels.height)
+        let target = isResampled ? size : storedTarget(for: size, orientation: orientation, options: options)
+        // Resample before turning: the smaller image is cheaper to turn.
+        var result = target == size ? pixels : pixels.resampled(width: target.width, height: target.height)
         ColorConverter.convertToSRGB(&result, from: color, options: options)
+        let turn = options.applyOrientation && orientation != .up
         return turn ? result.oriented(orientation) : result
+    }
+
+    /// The options' target size for an image stored at `stored`, in stored orientation:
+    /// thumbnail sizes are meant for the upright picture.
+    static func storedTarget(for stored: PixelSize, orientation: Orientation, options: ImageDecodeOptions) -> PixelSize {
+        let swaps = options.applyOrientation && orientation != .up && orientation.swapsDimensions
+        let display = swaps ? PixelSize(width: stored.height, height: stored.width) : stored
+        let target = options.targetSize(for: display)
+        return swaps ? PixelSize(width: target.height, height: target.width) : target
     }
 }

