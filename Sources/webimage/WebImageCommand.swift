@@ -19,6 +19,7 @@ struct WebImageCommand: AsyncParsableCommand {
             ShowCommand.self,
             DemoCommand.self,
             ServeCommand.self,
+            Img2DatasetCommand.self,
         ]
     )
 

@@ -16,7 +16,7 @@ struct DatasetOptions: ParsableArguments {
     @Option(name: .customLong("save-additional-columns"), help: "Columns copied into each sample's JSON, comma-separated: a,b.")
     var additionalColumns: String?
 
-    @Option(name: .customLong("output-format"), help: "files (NNNNN/KEY.jpg, KEY.txt, KEY.json) or webdataset (NNNNN.tar). Default files.")
+    @Option(name: .customLong("output-format"), help: "files (NNNNN/KEY.jpg, KEY.txt, KEY.json), webdataset (NNNNN.tar), tfrecord (NNNNN.tfrecord) or dummy (stats only). Default files.")
     var outputFormat: String?
 
     @Option(name: .customLong("number-sample-per-shard"), parsing: .unconditional, help: "Rows per shard: 1 to 100000000. Default 10000.")
@@ -109,7 +109,7 @@ struct DatasetOptions: ParsableArguments {
     func layout() throws -> ShardOutput.Layout {
         let name = outputFormat ?? "files"
         guard let layout = ShardOutput.Layout(rawValue: name) else {
-            throw ValidationError("Invalid output format \(name); use files or webdataset (parquet and tfrecord are not written)")
+            throw ValidationError("Invalid output format \(name); use files, webdataset, tfrecord or dummy (parquet is not written)")
         }
         return layout
     }
