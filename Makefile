@@ -18,7 +18,8 @@ SLURM_DEBS := slurm-wlm munge
 # of the README (pyarrow, duckdb).
 TEST_VENV := .build-test/venv
 TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
-             "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
+             "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1" \
+             "exifread-nocycle==3.0.1" "tfrecord==1.14.6"
 
 .PHONY: deps test-deps test-venv build test demo bench docs test-asan test-tsan fuzz
 
