@@ -49,7 +49,9 @@ struct Img2DatasetCommand: AsyncParsableCommand {
             options = try Img2DatasetOptions(arguments: arguments)
             plan = try options.plan()
         } catch {
-            throw ValidationError(error.description)
+            // img2dataset's words, without the root command's usage line (which names no option).
+            Terminal.writeError("webimage img2dataset: error: \(error.description)\n")
+            throw ExitCode(2)
         }
         if printsPlan {
             print(options.json.pretty())

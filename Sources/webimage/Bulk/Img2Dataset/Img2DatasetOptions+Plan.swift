@@ -54,7 +54,7 @@ extension Img2DatasetOptions {
         image.hash = computeHash
         image.extractsEXIF = extractExif
         plan.image = image
-        plan.concurrency = threadCount
+        plan.concurrency = min(threadCount, Self.maxTransfers)
         plan.imageWorkers = given.contains("processes_count") ? processesCount : nil
         plan.timeout = timeout
         plan.retries = retries
@@ -66,6 +66,9 @@ extension Img2DatasetOptions {
         plan.ignoresCertificates = ignoreSSLCertificate
         return plan
     }
+
+    /// The downloader's most transfers at once (``DownloaderConfig/concurrencyRange``).
+    static let maxTransfers = 1024
 
     /// Our filter for an OpenCV interpolation name. The project has two resamplers:
     /// Lanczos3 (for `lanczos`, `lanczos4`, `cubic`, `bicubic`: the sharp ones) and the box
@@ -84,7 +87,9 @@ extension Img2DatasetOptions {
     var notes: [String] {
         var lines: [String] = []
         if given.contains("thread_count") {
-            lines.append("thread_count=\(threadCount): up to \(threadCount) transfers at once (at most \(perHostConcurrency) per host)")
+            let transfers = min(threadCount, Self.maxTransfers)
+            lines.append("thread_count=\(threadCount): up to \(transfers) transfers at once (at most \(perHostConcurrency) per host"
+                + (transfers < threadCount ? "; \(Self.maxTransfers) is the downloader's most)" : ")"))
         }
         if given.contains("processes_count") {
             lines.append("processes_count=\(processesCount): \(processesCount) image workers (decode, resize, encode) in this one process")

@@ -132,7 +132,7 @@ struct Img2DatasetOptions: Sendable {
         urlCol = try read.string("url_col") ?? urlCol
         captionCol = try read.optionalString("caption_col")
         bboxCol = try read.optionalString("bbox_col")
-        threadCount = try read.int("thread_count", in: 1...1024) ?? threadCount
+        threadCount = try read.int("thread_count", in: 1...1_000_000) ?? threadCount
         numberSamplePerShard = try read.int("number_sample_per_shard", in: DatasetOptions.samplesPerShardRange)
             ?? numberSamplePerShard
         extractExif = try read.bool("extract_exif") ?? extractExif
