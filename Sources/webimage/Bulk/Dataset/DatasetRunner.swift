@@ -32,6 +32,14 @@ struct DatasetRunner {
         case .extend:
             firstShard = (Self.finishedShards(in: directory).max() ?? -1) + 1
         case .overwrite where existing:
+            // img2dataset removes the folder outright; a folder holding the list itself, or
+            // the root, is refused rather than emptied.
+            let folder = directory.standardizedFileURL.resolvingSymlinksInPath().path
+            let list = URL(fileURLWithPath: plan.file).standardizedFileURL.resolvingSymlinksInPath().path
+            if folder == "/" || list == folder || list.hasPrefix(folder + "/") {
+                throw ValidationError("incremental_mode overwrite would remove \(plan.out), which holds the list \(plan.file); "
+                    + "write the output elsewhere")
+            }
             do {
                 try FileManager.default.removeItem(at: directory)
             } catch {

@@ -48,6 +48,12 @@ struct Img2DatasetBehaviourTests {
         let overwritten = try await WebImageTool.run(base + ["--incremental_mode=overwrite"])
         #expect(overwritten.status == 0, "\(overwritten.err)")
         #expect(Set(TemporaryDirectory.names(in: out)) == shards)
+        // A folder holding the list itself is not emptied.
+        let inside = try BulkFixture.list(urls, in: work, name: "inside.txt")
+        let refused = try await WebImageTool.run(["img2dataset", "--url_list=\(inside)", "--output_folder=\(work.url.path)",
+                                                  "--incremental_mode=overwrite"])
+        #expect(refused.status == 2 && refused.err.contains("holds the list"), "\(refused.err)")
+        #expect(FileManager.default.fileExists(atPath: inside))
     }
 
     @Test("oom_shard_count sets the shard name's digits and the key's")
