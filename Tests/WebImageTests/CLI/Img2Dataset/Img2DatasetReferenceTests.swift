@@ -130,4 +130,80 @@ struct Img2DatasetReferenceTests {
             }
         }
     }
+
+    /// The files both tools write into `out` (img2dataset's `.parquet` metadata read as our
+    /// `.jsonl`; `_tmp` is img2dataset's own scratch folder), relative paths.
+    static func names(_ out: URL) -> Set<String> {
+        Set(DatasetFixture.tree(out).keys.filter { !$0.hasPrefix("_tmp") }.map {
+            $0.hasSuffix(".parquet") ? String($0.dropLast("parquet".count)) + "jsonl" : $0
+        })
+    }
+
+    @Test("txt with a caption column, oom_shard_count, json in columns with verify_hash, dummy, extend: the same files")
+    func sameFiles() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.img2dataset.path) else {
+            print("skipped: no \(Self.img2dataset.path) (make test-img2dataset)")
+            return
+        }
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        let png = try DatasetFixture.png(120, 90)
+        var urls: [String] = []
+        for i in 0..<5 {
+            origin.route("/\(i).png", .init(body: png, contentType: "image/png"))
+            urls.append(origin.url("/\(i).png").absoluteString)
+        }
+        let work = try TemporaryDirectory()
+        let txt = try BulkFixture.list(urls, in: work)
+        let good = DatasetFixture.sha256(png)
+        let hashes = urls.indices.map { $0 == 2 ? String(repeating: "0", count: 64) : good }
+        func column(_ values: [String]) -> String {
+            "{" + values.enumerated().map { "\"\($0)\":\"\($1.replacingOccurrences(of: "/", with: "\\/"))\"" }
+                .joined(separator: ",") + "}"
+        }
+        let json = try DatasetFixture.write("{\"url\":\(column(urls)),\"h\":\(column(hashes))}", "rows.json", in: work)
+        let cases: [(String, [String], [[String]])] = [
+            ("txt", ["--url_list=\(txt)", "--caption_col=caption", "--oom_shard_count=3", "--number_sample_per_shard=2"], [[]]),
+            ("json", ["--url_list=\(json)", "--input_format=json", "--verify_hash=[h,sha256]"], [[]]),
+            ("dummy", ["--url_list=\(txt)", "--output_format=dummy", "--number_sample_per_shard=2"], [[]]),
+            ("extend", ["--url_list=\(txt)", "--number_sample_per_shard=3", "--output_format=webdataset"],
+             [[], ["--incremental_mode=extend"]]),
+        ]
+        for (name, arguments, runs) in cases {
+            var trees: [URL] = []
+            for tool in ["webimage", "img2dataset"] {
+                let out = work.url.appendingPathComponent("\(tool)-\(name)")
+                for extra in runs {
+                    let all = arguments + extra + ["--output_folder=\(out.path)", "--processes_count=1", "--thread_count=4"]
+                    if tool == "webimage" {
+                        let run = try await WebImageTool.run(["img2dataset"] + all)
+                        #expect(run.status == 0, "\(name): \(run.err)")
+                    } else {
+                        #expect(try await Self.runReference(all, in: work) == 0, "\(name)")
+                    }
+                }
+                trees.append(out)
+            }
+            #expect(Self.names(trees[0]) == Self.names(trees[1]), "\(name): \(Self.names(trees[0]).sorted()) vs \(Self.names(trees[1]).sorted())")
+            // Per-sample JSON: the same fields and values (sizes, hash, status, caption).
+            let theirs = DatasetFixture.tree(trees[1])
+            for (path, data) in DatasetFixture.tree(trees[0]) where path.hasSuffix(".json") && !path.hasSuffix("_stats.json") {
+                guard let other = theirs[path] else { continue }
+                let x = try DatasetFixture.object(data), y = try DatasetFixture.object(other)
+                #expect(DatasetFixture.keyOrder(String(decoding: data, as: UTF8.self))
+                            == DatasetFixture.keyOrder(String(decoding: other, as: UTF8.self)), "\(name) \(path)")
+                for field in x.keys where field != "exif" {
+                    #expect("\(x[field] ?? "none")" == "\(y[field] ?? "none")", "\(name) \(path) \(field)")
+                }
+            }
+            for (path, data) in DatasetFixture.tree(trees[0]) where path.hasSuffix(".txt") {
+                #expect(theirs[path] == data, "\(name) \(path)")
+            }
+            for (path, data) in DatasetFixture.tree(trees[0]) where path.hasSuffix("_stats.json") {
+                let x = try DatasetFixture.object(data)
+                let y = try DatasetFixture.object(try #require(theirs[path]))
+                #expect(x["status_dict"] as? [String: Int] == y["status_dict"] as? [String: Int], "\(name) \(path)")
+            }
+        }
+    }
 }
