@@ -5,20 +5,21 @@ import WebImageCodecs
 /// the downloaded bytes, as `json.dumps({name: str(value).strip()})`. An image without
 /// EXIF gives `{}`, as there.
 ///
-/// Names are exifread's, `<IFD> <tag>`: `Image Make`, `EXIF ExposureTime`, `GPS GPSLatitude`
-/// (exifread's own names where they differ from EXIF's: `EXIF ExifImageWidth` for
-/// `PixelXDimension`). Values are written as exifread prints them: text as stored (stripped);
-/// one number as itself; a rational in lowest terms (`1/100`, and `72` for `72/1`); several
-/// components as a Python list (`[2, 3, 0, 0]`, `[51, 30, 617/50]`); and the common
-/// enumerations by their names (`Orientation`: `Rotated 90 CW`).
+/// Names are exifread-nocycle 3.0's (img2dataset's pin), `<IFD> <tag>`: `Image Make`,
+/// `EXIF ExposureTime`, `GPS GPSLatitude`, with its own names where they differ from EXIF's
+/// (`EXIF ExifImageWidth` for `PixelXDimension`, `EXIF SubSecTime`, `GPS GPSDate`). Values are
+/// written as it prints them: text as stored (stripped); one number as itself; a rational in
+/// lowest terms (`1/100`, and `72` for `72/1`); several components as a Python list
+/// (`[2, 3, 0, 0]`, `[51, 30, 617/50]`); the enumerations of ``enumerations`` by their names
+/// (`Orientation`: `Rotated 90 CW`); `ExifVersion` and `FlashPixVersion` empty, as it prints them.
 ///
 /// **Where it differs from exifread.** The tags are those ``EXIFTags`` reads (IFD0, the EXIF
 /// and GPS IFDs, the tags cameras and editors write); exifread also lists the IFD pointers
 /// (`Image ExifOffset`), the thumbnail's IFD1 (`Thumbnail …`), the interoperability IFD,
-/// `EXIF MakerNote` and unknown tags (`Tag 0x…`). Enumerations other than those in
-/// ``enumerations`` (e.g. `Flash`, `LightSource`) stay numbers, undefined-type values that
-/// are not printable text (`ComponentsConfiguration`) are left out, and keys follow file
-/// order by IFD (exifread lists an IFD's sub-IFD before its pointer).
+/// `EXIF MakerNote` and unknown tags (`Tag 0x…`). Undefined-type values that are not
+/// printable text (`ComponentsConfiguration`) are left out, and keys follow file order by IFD
+/// (exifread lists an IFD's sub-IFD before its pointer). Where exifread raises on a file
+/// (img2dataset then writes null), this still writes what it reads.
 enum EXIFColumn {
     /// The column's JSON text for an image's bytes.
     static func json(for data: Data) -> String {
@@ -39,9 +40,15 @@ enum EXIFColumn {
         case 3: "GPS"
         default: "EXIF"
         }
+        // exifread-nocycle 3.0's names where they are not EXIF's; a tag it has no name for
+        // is `Tag 0x…`.
         let name = switch entry.name {
         case "PixelXDimension": "ExifImageWidth"
         case "PixelYDimension": "ExifImageLength"
+        case "FlashpixVersion": "FlashPixVersion"
+        case "SubsecTime": "SubSecTime"
+        case "GPSDateStamp": "GPSDate"
+        case "CompositeImage": "Tag 0xA460"
         default: entry.name
         }
         return "\(prefix) \(name)"
@@ -73,10 +80,48 @@ enum EXIFColumn {
         "ExposureMode": [0: "Auto Exposure", 1: "Manual Exposure", 2: "Auto Bracket"],
         "WhiteBalance": [0: "Auto", 1: "Manual"],
         "SceneCaptureType": [0: "Standard", 1: "Landscape", 2: "Portrait", 3: "Night"],
+        "Contrast": [0: "Normal", 1: "Soft", 2: "Hard"],
+        "Saturation": [0: "Normal", 1: "Soft", 2: "Hard"],
+        "Sharpness": [0: "Normal", 1: "Soft", 2: "Hard"],
+        "CustomRendered": [0: "Normal", 1: "Custom"],
+        "GainControl": [0: "None", 1: "Low gain up", 2: "High gain up", 3: "Low gain down", 4: "High gain down"],
+        "SensingMethod": [1: "Not defined", 2: "One-chip color area", 3: "Two-chip color area",
+                          4: "Three-chip color area", 5: "Color sequential area", 7: "Trilinear",
+                          8: "Color sequential linear"],
+        "SensitivityType": [0: "Unknown", 1: "Standard Output Sensitivity", 2: "Recommended Exposure Index",
+                            3: "ISO Speed", 4: "Standard Output Sensitivity and Recommended Exposure Index",
+                            5: "Standard Output Sensitivity and ISO Speed", 6: "Recommended Exposure Index and ISO Speed",
+                            7: "Standard Output Sensitivity, Recommended Exposure Index and ISO Speed"],
+        "LightSource": [0: "Unknown", 1: "Daylight", 2: "Fluorescent", 3: "Tungsten (incandescent light)", 4: "Flash",
+                        9: "Fine weather", 10: "Cloudy weather", 11: "Shade",
+                        12: "Daylight fluorescent (D 5700 - 7100K)", 13: "Day white fluorescent (N 4600 - 5400K)",
+                        14: "Cool white fluorescent (W 3900 - 4500K)", 15: "White fluorescent (WW 3200 - 3700K)",
+                        17: "Standard light A", 18: "Standard light B", 19: "Standard light C", 20: "D55", 21: "D65",
+                        22: "D75", 23: "D50", 24: "ISO studio tungsten", 255: "other light source"],
+        // The EXIF 2.32 flash states (bit 0 fired, bits 1–2 return light, 3–4 mode, 5 no
+        // flash, 6 red-eye) in exifread's words.
+        "Flash": [0: "Flash did not fire", 1: "Flash fired", 5: "Strobe return light not detected",
+                  7: "Strobe return light detected", 9: "Flash fired, compulsory flash mode",
+                  13: "Flash fired, compulsory flash mode, return light not detected",
+                  15: "Flash fired, compulsory flash mode, return light detected",
+                  16: "Flash did not fire, compulsory flash mode", 24: "Flash did not fire, auto mode",
+                  25: "Flash fired, auto mode", 29: "Flash fired, auto mode, return light not detected",
+                  31: "Flash fired, auto mode, return light detected", 32: "No flash function",
+                  65: "Flash fired, red-eye reduction mode",
+                  69: "Flash fired, red-eye reduction mode, return light not detected",
+                  71: "Flash fired, red-eye reduction mode, return light detected",
+                  73: "Flash fired, compulsory flash mode, red-eye reduction mode",
+                  77: "Flash fired, compulsory flash mode, red-eye reduction mode, return light not detected",
+                  79: "Flash fired, compulsory flash mode, red-eye reduction mode, return light detected",
+                  89: "Flash fired, auto mode, red-eye reduction mode",
+                  93: "Flash fired, auto mode, return light not detected, red-eye reduction mode",
+                  95: "Flash fired, auto mode, return light detected, red-eye reduction mode"],
     ]
 
     /// ``EXIFTags``' value text (components separated by spaces, rationals `n/d`) as exifread prints it.
     static func value(_ entry: EXIFTags.Entry) -> String {
+        // exifread-nocycle 3.0 (img2dataset's pin) prints these version tags empty.
+        if entry.name == "ExifVersion" || entry.name == "FlashpixVersion" { return "" }
         if textTags.contains(entry.name) { return entry.value }
         let parts = entry.value.split(separator: " ").map(String.init)
         if let table = enumerations[entry.name] {

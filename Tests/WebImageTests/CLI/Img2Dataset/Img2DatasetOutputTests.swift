@@ -195,3 +195,64 @@ struct Img2DatasetOutputTests {
         #expect(stats["count"] as? Int == 2 && stats["successes"] as? Int == 1 && stats["failed_to_download"] as? Int == 1)
     }
 }
+
+/// The `exif` column of the corpus' JPEGs that carry EXIF, beside exifread's (img2dataset's
+/// reader, in the test venv) on the same bytes: every tag we write, exifread writes with the
+/// same value.
+@Suite("webimage img2dataset: EXIF beside exifread on the corpus", .serialized, .timeLimit(.minutes(3)))
+struct Img2DatasetEXIFCorpusTests {
+    @Test("corpus JPEGs with EXIF: our tags are exifread's, with its values")
+    func corpusEXIF() async throws {
+        let manifest = try String(contentsOf: Corpus.root.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+        let paths = manifest.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+            .filter { $0.hasPrefix("jpeg/") && $0.lowercased().contains("exif") }
+        try #require(!paths.isEmpty)
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        let work = try TemporaryDirectory()
+        var urls: [String] = []
+        for (i, path) in paths.enumerated() {
+            let body = try Corpus.data(path)
+            origin.route("/\(i).jpg", .init(body: Array(body), contentType: "image/jpeg"))
+            urls.append(origin.url("/\(i).jpg").absoluteString)
+            try body.write(to: work.url.appendingPathComponent("\(i).jpg"))
+        }
+        let out = work.url.appendingPathComponent("out")
+        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(try BulkFixture.list(urls, in: work))",
+                                              "--output_folder=\(out.path)",
+                                              "--disable_all_reencoding", "--output_format=files"])
+        #expect(run.status == 0, "\(run.err)")
+        let script = """
+            import json, sys, exifread
+            out = []
+            for path in sys.argv[1:]:
+                try:
+                    with open(path, "rb") as f:
+                        tags = exifread.process_file(f, details=False)
+                    out.append({k: str(v).strip() for k, v in tags.items() if v is not None})
+                except Exception:
+                    # img2dataset writes None then; ours reads the block (the article says so).
+                    out.append(None)
+            print(json.dumps(out))
+            """
+        let files = paths.indices.map { work.url.appendingPathComponent("\($0).jpg").path }
+        guard let text = try await Img2DatasetFixture.runPython(script, files, in: work) else {
+            Issue.record("no exifread in \(Img2DatasetFixture.python.path): run `make test-venv`")
+            return
+        }
+        let theirs = try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any])
+        let lines = try String(contentsOf: out.appendingPathComponent("00000.jsonl"), encoding: .utf8)
+            .split(separator: "\n").map { try DatasetFixture.object(Data($0.utf8)) }
+        var compared = 0
+        for (i, line) in lines.enumerated() {
+            let exifText = try #require(line["exif"] as? String, "\(paths[i])")
+            let ours = try #require(JSONSerialization.jsonObject(with: Data(exifText.utf8)) as? [String: String])
+            guard let reference = theirs[i] as? [String: String] else { continue }
+            for (key, value) in ours {
+                #expect(reference[key] == value, "\(paths[i]) \(key): ours \(value), exifread \(reference[key] ?? "none")")
+                compared += 1
+            }
+        }
+        #expect(compared > 0)
+    }
+}
