@@ -139,7 +139,7 @@ struct Img2DatasetReferenceTests {
         })
     }
 
-    @Test("txt with a caption column, oom_shard_count, json in columns with verify_hash, dummy, extend: the same files")
+    @Test("txt with captions, oom_shard_count, JSON columns with verify_hash, dummy, extend, disable_all_reencoding, size filters, png, bbox_col: the same files")
     func sameFiles() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.img2dataset.path) else {
             print("skipped: no \(Self.img2dataset.path) (make test-img2dataset)")
@@ -162,10 +162,17 @@ struct Img2DatasetReferenceTests {
                 .joined(separator: ",") + "}"
         }
         let json = try DatasetFixture.write("{\"url\":\(column(urls)),\"h\":\(column(hashes))}", "rows.json", in: work)
+        let boxes = try DatasetFixture.write(urls.map { "{\"url\": \"\($0)\", \"b\": [[0.1, 0.2, 0.5, 0.6]]}" }
+            .joined(separator: "\n") + "\n", "rows.jsonl", in: work)
         let cases: [(String, [String], [[String]])] = [
             ("txt", ["--url_list=\(txt)", "--caption_col=caption", "--oom_shard_count=3", "--number_sample_per_shard=2"], [[]]),
             ("json", ["--url_list=\(json)", "--input_format=json", "--verify_hash=[h,sha256]"], [[]]),
             ("dummy", ["--url_list=\(txt)", "--output_format=dummy", "--number_sample_per_shard=2"], [[]]),
+            ("reencoding", ["--url_list=\(txt)", "--disable_all_reencoding=True", "--compute_hash=sha512"], [[]]),
+            ("filters", ["--url_list=\(txt)", "--max_aspect_ratio=1.2", "--noextract_exif"], [[]]),
+            ("png", ["--url_list=\(txt)", "--encode_format=png", "--encode_quality=9", "--resize_mode=keep_ratio_largest", "--image_size=50",
+                     "--resize_only_if_bigger"], [[]]),
+            ("boxes", ["--url_list=\(boxes)", "--input_format=jsonl", "--bbox_col=b", "--resize_mode=no"], [[]]),
             ("extend", ["--url_list=\(txt)", "--number_sample_per_shard=3", "--output_format=webdataset"],
              [[], ["--incremental_mode=extend"]]),
         ]
