@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageCodecs
 import WebImageTestOrigin
 
 /// `webimage img2dataset` beside the real img2dataset 1.47 on the same loopback URLs and the
@@ -212,5 +213,53 @@ struct Img2DatasetReferenceTests {
                 #expect(x["status_dict"] as? [String: Int] == y["status_dict"] as? [String: Int], "\(name) \(path)")
             }
         }
+    }
+
+    @Test("bbox_col blurring beside img2dataset's (OpenCV's gaussian): close inside the box, equal far from it")
+    func sameBlur() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.img2dataset.path) else {
+            print("skipped: no \(Self.img2dataset.path) (make test-img2dataset)")
+            return
+        }
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        let jpeg = try Corpus.data(DatasetFixture.jpegPath)
+        origin.route("/a.jpg", .init(body: Array(jpeg), contentType: "image/jpeg"))
+        let work = try TemporaryDirectory()
+        let list = try DatasetFixture.write("{\"url\": \"\(origin.url("/a.jpg").absoluteString)\", \"b\": [[0.25, 0.25, 0.75, 0.75]]}\n",
+                                            "rows.jsonl", in: work)
+        var images: [PixelBuffer] = []
+        for tool in ["webimage", "img2dataset"] {
+            let out = work.url.appendingPathComponent(tool)
+            let arguments = ["--url_list=\(list)", "--input_format=jsonl", "--bbox_col=b", "--resize_mode=no",
+                             "--encode_format=png", "--encode_quality=9", "--output_folder=\(out.path)", "--processes_count=1"]
+            if tool == "webimage" {
+                let run = try await WebImageTool.run(["img2dataset"] + arguments)
+                #expect(run.status == 0, "\(run.err)")
+            } else {
+                #expect(try await Self.runReference(arguments, in: work) == 0)
+            }
+            let file = out.appendingPathComponent("00000/\(DatasetFixture.key(shard: 0, index: 0, perShard: 10_000)).png")
+            images.append(try ImageCodersManager.shared.decode(Data(contentsOf: file), options: ImageDecodeOptions()).pixels)
+        }
+        let (a, b) = (images[0], images[1])
+        try #require(a.width == b.width && a.height == b.height && a.width == 512)
+        // Box 128…384, grown by 25.6 → 102…409 (int truncation); its blur spreads ~2σ further.
+        func meanDifference(_ xs: Range<Int>, _ ys: Range<Int>) -> Double {
+            var total = 0, count = 0
+            for y in ys {
+                for x in xs {
+                    for c in 0..<3 {
+                        total += abs(Int(a.bytes[(y * 512 + x) * 4 + c]) - Int(b.bytes[(y * 512 + x) * 4 + c]))
+                        count += 1
+                    }
+                }
+            }
+            return Double(total) / Double(count)
+        }
+        let inside = meanDifference(150..<360, 150..<360), corner = meanDifference(0..<40, 0..<40)
+        print("bbox blur beside img2dataset: mean |Δ| inside \(inside), far corner \(corner)")
+        #expect(inside < 2, "inside the box: mean |Δ| \(inside)")
+        #expect(corner < 1.5, "far from the box: mean |Δ| \(corner)")
     }
 }
