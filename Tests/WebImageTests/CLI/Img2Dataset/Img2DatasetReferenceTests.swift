@@ -262,4 +262,51 @@ struct Img2DatasetReferenceTests {
         #expect(inside < 2, "inside the box: mean |Δ| \(inside)")
         #expect(corner < 1.5, "far from the box: mean |Δ| \(corner)")
     }
+
+    @Test("interpolations beside img2dataset's OpenCV ones: the same sizes, pixels close (PSNR printed)")
+    func sameResampling() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.img2dataset.path) else {
+            print("skipped: no \(Self.img2dataset.path) (make test-img2dataset)")
+            return
+        }
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        origin.route("/a.jpg", .init(body: Array(try Corpus.data(DatasetFixture.jpegPath)), contentType: "image/jpeg"))
+        let work = try TemporaryDirectory()
+        let list = try BulkFixture.list([origin.url("/a.jpg").absoluteString], in: work)
+        // OpenCV's LANCZOS4 does not widen its kernel when shrinking (it aliases); our Lanczos3
+        // does, hence the lower floor for lanczos down.
+        for (name, size, floor) in [("area", 200, 35.0), ("lanczos", 200, 25.0), ("bilinear", 700, 45.0), ("bicubic", 700, 40.0)] {
+            var images: [PixelBuffer] = []
+            for tool in ["webimage", "img2dataset"] {
+                let out = work.url.appendingPathComponent("\(tool)-\(name)")
+                let arguments = ["--url_list=\(list)", "--resize_mode=keep_ratio", "--image_size=\(size)",
+                                 "--downscale_interpolation=\(name)", "--upscale_interpolation=\(name)",
+                                 "--encode_format=png", "--encode_quality=9", "--output_folder=\(out.path)",
+                                 "--processes_count=1"]
+                if tool == "webimage" {
+                    let run = try await WebImageTool.run(["img2dataset"] + arguments)
+                    #expect(run.status == 0, "\(run.err)")
+                } else {
+                    #expect(try await Self.runReference(arguments, in: work) == 0)
+                }
+                let file = out.appendingPathComponent("00000/\(DatasetFixture.key(shard: 0, index: 0, perShard: 10_000)).png")
+                images.append(try ImageCodersManager.shared.decode(Data(contentsOf: file), options: ImageDecodeOptions()).pixels)
+            }
+            let (a, b) = (images[0], images[1])
+            #expect(a.width == size && a.height == size && b.width == size && b.height == size, "\(name)")
+            guard a.width == b.width, a.height == b.height else { continue }
+            var squared = 0.0
+            for i in 0..<(a.width * a.height) {
+                for c in 0..<3 {
+                    let d = Double(a.bytes[i * 4 + c]) - Double(b.bytes[i * 4 + c])
+                    squared += d * d
+                }
+            }
+            let mse = squared / Double(a.width * a.height * 3)
+            let psnr = mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+            print("\(name) to \(size): PSNR beside img2dataset \(String(format: "%.1f", psnr)) dB")
+            #expect(psnr > floor, "\(name): \(psnr) dB")
+        }
+    }
 }
