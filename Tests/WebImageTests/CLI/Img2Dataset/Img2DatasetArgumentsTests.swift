@@ -162,4 +162,27 @@ struct Img2DatasetArgumentsTests {
         let bad = try await WebImageTool.run(["img2dataset", "--print-plan", "--url_list=a", "--shard=4/4"])
         #expect(bad.status == 2)
     }
+
+    @Test("a link named img2dataset to the tool is webimage img2dataset: the program swapped, the arguments kept")
+    func calledAsImg2Dataset() async throws {
+        let work = try TemporaryDirectory()
+        let link = work.url.appendingPathComponent("img2dataset")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: WebImageTool.executable)
+        let process = Process()
+        process.executableURL = link
+        process.arguments = ["--print-plan", "--url_list=urls.txt", "--image_size=64"]
+        let output = work.url.appendingPathComponent("out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        try process.run()
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                c.resume()
+            }
+        }
+        #expect(process.terminationStatus == 0)
+        let options = try DatasetFixture.object(Data(contentsOf: output))
+        #expect(options["url_list"] as? String == "urls.txt" && options["image_size"] as? Int == 64)
+    }
 }
