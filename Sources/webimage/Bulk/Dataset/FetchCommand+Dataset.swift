@@ -24,6 +24,8 @@ extension FetchCommand {
         var plan = DatasetPlan(file: file, out: out, format: format, formatName: formatName,
                                columns: try dataset.columns(), layout: try dataset.layout())
         plan.samplesPerShard = dataset.samplesPerShard ?? DatasetOptions.defaultSamplesPerShard
+        plan.shardDigits = dataset.oomShardCount ?? ShardNaming.defaultShardDigits
+        plan.ignoresCertificates = dataset.ignoreSSLCertificate
         plan.image = try dataset.imageSettings()
         plan.concurrency = pipelineOptions.concurrency ?? 64
         // img2dataset's default socket timeout.

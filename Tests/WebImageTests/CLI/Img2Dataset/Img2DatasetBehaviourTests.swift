@@ -192,4 +192,28 @@ struct Img2DatasetBehaviourTests {
                     "\(flag): \(line)")
         }
     }
+
+    @Test("fetch --file takes the same options with dashes: hash, verify, exif, oom digits, tfrecord, a bad value is exit 2")
+    func fetchTakesThemToo() async throws {
+        let png = try DatasetFixture.png(40, 30)
+        let (origin, urls) = try await Self.start(png, count: 2)
+        defer { Task { await origin.shutdown() } }
+        let work = try TemporaryDirectory()
+        let md5 = Insecure.MD5.hash(data: Data(png)).map { String(format: "%02x", $0) }.joined()
+        let csv = "url,h\n\(urls[0]),\(md5)\n\(urls[1]),0\n"
+        let list = try DatasetFixture.write(csv, "rows.csv", in: work)
+        let out = work.url.appendingPathComponent("out")
+        let run = try await WebImageTool.run(["fetch", "--file", list, "--input-format", "csv", "--compute-hash", "md5",
+                                              "--verify-hash", "h,md5", "--extract-exif", "--oom-shard-count", "3",
+                                              "--output-format", "tfrecord", "--out", out.path])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(Set(TemporaryDirectory.names(in: out)) == ["000.tfrecord", "000.jsonl", "000_stats.json"])
+        let lines = try String(contentsOf: out.appendingPathComponent("000.jsonl"), encoding: .utf8)
+            .split(separator: "\n").map { try DatasetFixture.object(Data($0.utf8)) }
+        #expect(lines[0]["md5"] as? String == md5 && lines[0]["exif"] as? String == "{}")
+        #expect(lines[1]["error_message"] as? String == "hash mismatch")
+        let bad = try await WebImageTool.run(["fetch", "--file", list, "--input-format", "csv", "--verify-hash", "h,md5",
+                                              "--out", out.path])
+        #expect(bad.status == 2 && bad.err.contains("--verify-hash"), "\(bad.err)")
+    }
 }
