@@ -33,11 +33,3 @@ struct SampleRecord: Sendable {
     /// The value of column `name`, if it has one.
     subscript(name: String) -> JSONValue? { columns.first { $0.name == name }?.value }
 }
-
-/// Which of the optional metadata columns a job writes.
-struct RecordColumns: Sendable {
-    /// `compute_hash`; `nil` for none.
-    var hash: SampleHash? = .sha256
-    /// `extract_exif`: an `exif` column.
-    var exif = false
-}
