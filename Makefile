@@ -18,9 +18,15 @@ SLURM_DEBS := slurm-wlm munge
 # of the README (pyarrow, duckdb).
 TEST_VENV := .build-test/venv
 TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
-             "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1"
+             "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1" \
+             "exifread-nocycle==3.0.1" "tfrecord==1.14.6"
 
-.PHONY: deps test-deps test-venv build test demo bench docs docs-pictures test-asan test-tsan fuzz
+# img2dataset itself, for the side-by-side test of `webimage img2dataset`: a venv of its own,
+# because it pins webdataset<0.3 and the venv above reads our shards with webdataset 1.0.
+IMG2DATASET_VENV := .build-test/img2dataset-venv
+IMG2DATASET_PYPI := "img2dataset==1.47"
+
+.PHONY: deps test-deps test-venv test-img2dataset build test demo bench docs docs-pictures test-asan test-tsan fuzz
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
@@ -41,6 +47,14 @@ $(TEST_VENV)/.stamp: Makefile
 	$(TEST_VENV)/bin/python -m pip install -q --disable-pip-version-check $(TEST_PYPI)
 	@touch $@
 
+# Not fatal: without it Img2DatasetReferenceTests says so and passes.
+test-img2dataset: $(IMG2DATASET_VENV)/.stamp
+$(IMG2DATASET_VENV)/.stamp: Makefile
+	@mkdir -p $(dir $(IMG2DATASET_VENV))
+	@py=/usr/bin/python3; [ -x $$py ] || py=python3; \
+	[ -x $(IMG2DATASET_VENV)/bin/python ] || $$py -m venv $(IMG2DATASET_VENV)
+	-$(IMG2DATASET_VENV)/bin/python -m pip install -q --disable-pip-version-check $(IMG2DATASET_PYPI) && touch $@
+
 build: deps
 	$(SWIFT) build
 
@@ -49,7 +63,7 @@ build: deps
 # The whole log is kept in .build/test-output/test.log; when a test fails, its failure lines
 # are repeated at the end, where a CI page that shows only the tail still shows them.
 TEST_LOG := .build/test-output/test.log
-test: deps test-deps test-venv
+test: deps test-deps test-venv test-img2dataset
 	$(SWIFT) build --build-tests
 	@mkdir -p $(dir $(TEST_LOG))
 	@{ $(SWIFT) test --skip-build --no-parallel; echo $$? > $(TEST_LOG).status; } 2>&1 | tee $(TEST_LOG); \

@@ -20,6 +20,7 @@ struct WebImageCommand: AsyncParsableCommand {
             ShowCommand.self,
             DemoCommand.self,
             ServeCommand.self,
+            Img2DatasetCommand.self,
         ]
     )
 
@@ -33,7 +34,13 @@ struct WebImageCommand: AsyncParsableCommand {
     /// (swift-argument-parser's own default is 64).
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            // Called as `img2dataset` (a link to this tool), it is `webimage img2dataset`: a user
+            // swaps the program and keeps the command line.
+            var arguments = Array(CommandLine.arguments.dropFirst())
+            if let name = CommandLine.arguments.first, (name as NSString).lastPathComponent == "img2dataset" {
+                arguments.insert("img2dataset", at: 0)
+            }
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -25,6 +25,12 @@ struct DatasetJob: Sendable {
         var naming: ShardNaming
         var encodeFormat: EncodeFormat
         var shardSelection: (index: Int, count: Int)?
+        /// The number of the list's first shard (img2dataset's `extend` starts after the last).
+        var firstShard = 0
+        /// The metadata's optional columns.
+        var recordColumns = RecordColumns()
+        /// Where images are decoded, resized and encoded.
+        var decodeQueue = DecodeQueue.shared
         var inFlight = 64
         var window = 2048
         var byteBudget = 128 << 20
@@ -87,8 +93,9 @@ struct DatasetJob: Sendable {
                 case .resize?: summary.failedToResize += 1
                 }
                 if summary.firstFailure == nil, let failure = next.failure { summary.firstFailure = failure.message }
-                output.add(shard: next.shard, key: next.key, members: next.members(format: settings.encodeFormat),
-                           metadataLine: next.record.compact())
+                let record = next.record(settings.recordColumns)
+                output.add(shard: next.shard, key: next.key, members: next.members(format: settings.encodeFormat, record: record),
+                           record: record)
                 unwritten[next.shard, default: 0] -= 1
                 finishIfDone(next.shard)
             }
@@ -96,9 +103,9 @@ struct DatasetJob: Sendable {
 
         await withTaskGroup(of: DatasetSample.self) { group in
             var running = 0
-            var shard = 0
+            var shard = settings.firstShard
             var index = 0
-            var isSelected = isWanted(0, &summary)
+            var isSelected = isWanted(shard, &summary)
 
             func close() {
                 if isSelected {
@@ -184,8 +191,12 @@ struct DatasetJob: Sendable {
             sample.result = .failure(failure)
         case .success(let body):
             let processor = processor
+            let boxes = sample.row.boxes.flatMap(BoundingBoxBlurrer.boxes)
+            let expected = sample.row.expectedHash
             do {
-                sample.result = try await DecodeQueue.shared.run { processor.process(body.data) }
+                sample.result = try await settings.decodeQueue.run {
+                    processor.process(body.data, expectedHash: expected, boxes: boxes)
+                }
             } catch {
                 sample.result = .failure(.resize("\(error)"))
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebImageCodecs
 
 /// img2dataset's flags on `fetch --file` (shared/DESIGN.md, round 3), with dashes for its
 /// underscores. Any of them turns the job into a ``DatasetJob``: rows in, shards out.
@@ -16,7 +17,7 @@ struct DatasetOptions: ParsableArguments {
     @Option(name: .customLong("save-additional-columns"), help: "Columns copied into each sample's JSON, comma-separated: a,b.")
     var additionalColumns: String?
 
-    @Option(name: .customLong("output-format"), help: "files (NNNNN/KEY.jpg, KEY.txt, KEY.json) or webdataset (NNNNN.tar). Default files.")
+    @Option(name: .customLong("output-format"), help: "files (NNNNN/KEY.jpg, KEY.txt, KEY.json), webdataset (NNNNN.tar), tfrecord (NNNNN.tfrecord) or dummy (stats only). Default files.")
     var outputFormat: String?
 
     @Option(name: .customLong("number-sample-per-shard"), parsing: .unconditional, help: "Rows per shard: 1 to 100000000. Default 10000.")
@@ -67,6 +68,33 @@ struct DatasetOptions: ParsableArguments {
     @Flag(name: .customLong("allow-file-urls"), help: "Load rows whose URL is file:… (local files). Off by default: a list from elsewhere must not read this machine's files. data: URLs always load.")
     var allowFileURLs = false
 
+    @Option(name: .customLong("compute-hash"), help: "md5, sha256 or sha512: the downloaded bytes' digest, in a column of that name; none for no column. Default sha256.")
+    var computeHash: String?
+
+    @Option(name: .customLong("verify-hash"), help: "COLUMN,TYPE: drop a sample whose bytes' TYPE digest is not the column's ('hash mismatch'); TYPE must be --compute-hash's.")
+    var verifyHash: String?
+
+    @Flag(name: .customLong("extract-exif"), help: "Write an exif column as img2dataset does (exifread's tags as JSON). Off here; on in webimage img2dataset.")
+    var extractEXIF = false
+
+    @Flag(name: .customLong("disable-all-reencoding"), help: "Keep the downloaded bytes as they are: no decoding, size check or resize.")
+    var disableAllReencoding = false
+
+    @Option(name: .customLong("bbox-col"), help: "A column of [x0,y0,x1,y1] boxes (fractions of the image) to blur, as img2dataset's blurrer.")
+    var bboxColumn: String?
+
+    @Option(name: .customLong("upscale-interpolation"), help: "lanczos, lanczos4, bicubic, cubic (Lanczos3 here) or bilinear, linear, area, nearest (box). Default Lanczos3.")
+    var upscaleInterpolation: String?
+
+    @Option(name: .customLong("downscale-interpolation"), help: "As --upscale-interpolation, for images made smaller. Default Lanczos3.")
+    var downscaleInterpolation: String?
+
+    @Flag(name: .customLong("ignore-ssl-certificate"), help: "Accept any TLS certificate.")
+    var ignoreSSLCertificate = false
+
+    @Option(name: .customLong("oom-shard-count"), parsing: .unconditional, help: "The shard number's least digits: 1 to 18. Default 5.")
+    var oomShardCount: Int?
+
     /// Defaults and ranges.
     static let defaultSamplesPerShard = 10_000
     static let samplesPerShardRange = 1...100_000_000
@@ -80,7 +108,9 @@ struct DatasetOptions: ParsableArguments {
             || samplesPerShard != nil || resizeMode != nil || imageSize != nil || resizeOnlyIfBigger || borderColor != nil
             || encodeFormat != nil || encodeQuality != nil || minImageSize != nil || maxImageArea != nil
             || maxAspectRatio != nil || skipReencode || perHostConcurrency != nil || perHostRate != nil
-            || disallowedDirectives != nil || userAgentToken != nil
+            || disallowedDirectives != nil || userAgentToken != nil || computeHash != nil || verifyHash != nil || extractEXIF
+            || disableAllReencoding || bboxColumn != nil || upscaleInterpolation != nil || downscaleInterpolation != nil
+            || ignoreSSLCertificate || oomShardCount != nil
     }
 
     func validate() throws {
@@ -95,6 +125,7 @@ struct DatasetOptions: ParsableArguments {
         if let perHostConcurrency {
             try NumericOption.check(perHostConcurrency, "--per-host-concurrency", in: Self.perHostRange, "a number of requests")
         }
+        if let oomShardCount { try NumericOption.check(oomShardCount, "--oom-shard-count", in: 1...18, "a number of digits") }
         if let perHostRate, !(perHostRate > 0 && perHostRate.isFinite) {
             throw ValidationError("--per-host-rate must be a positive number of requests per second; got \(perHostRate)")
         }
@@ -112,7 +143,7 @@ struct DatasetOptions: ParsableArguments {
     func layout() throws -> ShardOutput.Layout {
         let name = outputFormat ?? "files"
         guard let layout = ShardOutput.Layout(rawValue: name) else {
-            throw ValidationError("Invalid output format \(name); use files or webdataset (parquet and tfrecord are not written)")
+            throw ValidationError("Invalid output format \(name); use files, webdataset, tfrecord or dummy (parquet is not written)")
         }
         return layout
     }
@@ -123,12 +154,50 @@ struct DatasetOptions: ParsableArguments {
         columns.caption = captionColumn
         columns.additional = (additionalColumns ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
+        if let bboxColumn {
+            columns.boxes = bboxColumn
+            if !columns.additional.contains(bboxColumn) { columns.additional.append(bboxColumn) }
+        }
+        columns.verifyHash = try verification()?.column
         let reserved = columns.additional.filter(InputColumns.reserved.contains)
         if !reserved.isEmpty {
             throw ValidationError("--save-additional-columns cannot use \(reserved.joined(separator: ", ")): img2dataset reserves "
                 + InputColumns.reserved.sorted().joined(separator: ", "))
         }
         return columns
+    }
+
+    /// `--compute-hash`: `nil` for none.
+    func hash() throws -> SampleHash? {
+        guard let computeHash else { return .sha256 }
+        if computeHash.lowercased() == "none" { return nil }
+        guard let hash = SampleHash(rawValue: computeHash) else {
+            throw ValidationError("Unsupported hash to compute: \(computeHash); use md5, sha256, sha512 or none")
+        }
+        return hash
+    }
+
+    /// `--verify-hash COLUMN,TYPE` (or img2dataset's `["COLUMN","TYPE"]`).
+    func verification() throws -> (column: String, type: SampleHash)? {
+        guard let verifyHash else { return nil }
+        let parts = verifyHash.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]\"' ")) }
+        guard parts.count == 2, let type = SampleHash(rawValue: parts[1]) else {
+            throw ValidationError("--verify-hash takes COLUMN,TYPE with TYPE md5, sha256 or sha512; got '\(verifyHash)'")
+        }
+        guard type == (try hash()) else {
+            throw ValidationError("--verify-hash and --compute-hash must be the same but got \(type.rawValue) and "
+                + ((try hash())?.rawValue ?? "none"))
+        }
+        return (parts[0], type)
+    }
+
+    /// A `--*-interpolation` value as our filter.
+    private static func filter(_ name: String?, _ option: String) throws -> ResamplingFilter {
+        guard let name else { return .lanczos3 }
+        guard Img2DatasetOptions.interpolations.contains(name.lowercased()) else {
+            throw ValidationError("Invalid option for \(option): \(name); use " + Img2DatasetOptions.interpolations.joined(separator: ", "))
+        }
+        return Img2DatasetOptions.filter(name.lowercased())
     }
 
     /// The X-Robots-Tag directives: a comma list, or img2dataset's `["a","b"]` spelling.
@@ -186,6 +255,11 @@ struct DatasetOptions: ParsableArguments {
             settings.maxAspectRatio = maxAspectRatio
         }
         settings.skipReencode = skipReencode
+        settings.disablesAllReencoding = disableAllReencoding
+        settings.upscaleFilter = try Self.filter(upscaleInterpolation, "--upscale-interpolation")
+        settings.downscaleFilter = try Self.filter(downscaleInterpolation, "--downscale-interpolation")
+        settings.hash = try hash()
+        settings.extractsEXIF = extractEXIF
         return settings
     }
 

@@ -104,7 +104,20 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
         switch format {
         case .txt: return TextRowParser(lines: LineSplitter(file: file), captionColumn: columns.caption)
         case .jsonl: return JSONLinesRowParser(lines: LineSplitter(file: file), picker: picker)
-        case .json: return JSONArrayRowParser(splitter: JSONArraySplitter(file: file), picker: picker)
+        case .json:
+            // pandas.read_json's two default readings: an array of records, or an object
+            // of columns (DataFrame.to_json()'s default).
+            var head: [UInt8] = []
+            var chunk = try file.read()
+            while !chunk.isEmpty {
+                head += chunk
+                if head.contains(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) { break }
+                chunk = try file.read()
+            }
+            if head.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{") {
+                return try JSONColumnsRowParser(file: file, prefix: head, picker: picker)
+            }
+            return JSONArrayRowParser(splitter: JSONArraySplitter(file: file, prefix: head), picker: picker)
         case .csv: return try CSVRowParser(file: file, delimiter: ",", columns: columns)
         case .tsv: return try CSVRowParser(file: file, delimiter: "\t", columns: columns)
         }

@@ -27,6 +27,10 @@ struct InputColumns: Sendable {
     var url = "url"
     var caption: String?
     var additional: [String] = []
+    /// img2dataset's `bbox_col`: boxes to blur (also among ``additional``, as there).
+    var boxes: String?
+    /// The column of img2dataset's `verify_hash`: read, compared, not written.
+    var verifyHash: String?
 
     /// The names img2dataset keeps for itself; an additional column may not use one.
     static let reserved: Set<String> = [
@@ -41,6 +45,13 @@ struct InputRow: Sendable {
     var url: JSONValue
     var caption: JSONValue?
     var additional: [(String, JSONValue)]
+    /// The `bbox_col` value, when a box column is named.
+    var boxes: JSONValue? = nil
+    /// The `verify_hash` column's value, when one is named.
+    var expectedHash: JSONValue? = nil
+    /// Whether the caption is a column of the list (not for `txt`, whose one column is the
+    /// URL: img2dataset then writes an empty `KEY.txt` and no `caption` field).
+    var isCaptionAColumn = true
 
     /// The URL text to download, or `nil` when the value is not a string.
     var urlText: String? {

@@ -20,8 +20,10 @@ struct JSONArraySplitter {
 
     private enum State { case beforeArray, inArray, done }
 
-    init(file: GzipFile) {
+    /// `prefix`: bytes already read from `file` (to tell an array from an object).
+    init(file: GzipFile, prefix: [UInt8] = []) {
         self.file = file
+        buffer = prefix
     }
 
     /// The next element's bytes, or `nil` after the closing bracket.

@@ -21,7 +21,7 @@ struct TextRowParser: RowParser {
             guard !bytes.isEmpty else { continue }
             // img2dataset writes an empty caption for txt lists when a caption column is named.
             return InputRow(url: .string(String(decoding: bytes, as: UTF8.self)),
-                            caption: captionColumn == nil ? nil : .null, additional: [])
+                            caption: captionColumn == nil ? nil : .null, additional: [], isCaptionAColumn: false)
         }
         return nil
     }
@@ -34,7 +34,9 @@ struct ColumnPicker {
     func row(_ value: (String) -> JSONValue?) -> InputRow {
         InputRow(url: value(columns.url) ?? .null,
                  caption: columns.caption.map { value($0) ?? .null },
-                 additional: columns.additional.map { ($0, value($0) ?? .null) })
+                 additional: columns.additional.map { ($0, value($0) ?? .null) },
+                 boxes: columns.boxes.map { value($0) ?? .null },
+                 expectedHash: columns.verifyHash.map { value($0) ?? .null })
     }
 }
 
@@ -81,6 +83,7 @@ struct CSVRowParser: RowParser {
         var indices: [String: Int] = [:]
         for (i, name) in header.enumerated() where indices[name] == nil { indices[name] = i }
         let wanted = [columns.url] + (columns.caption.map { [$0] } ?? []) + columns.additional
+            + (columns.verifyHash.map { [$0] } ?? [])
         if let missing = wanted.first(where: { indices[$0] == nil }) {
             throw DatasetInputError("\(file.path) has no column '\(missing)'; its columns: \(header.joined(separator: ", "))")
         }

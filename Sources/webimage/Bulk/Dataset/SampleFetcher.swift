@@ -31,6 +31,8 @@ struct SampleFetcher: Sendable {
     var allowsFileURLs = false
     /// The largest body a sample may have, from a file as from the network.
     var maxBytes = DownloaderConfig.default.maxResponseBytes
+    /// img2dataset's `ignore_ssl_certificate`: any certificate is accepted.
+    var ignoresCertificates = false
 
     /// The statuses the downloader must hand over instead of failing: every final one.
     static let acceptedStatuses = Set(200..<300).union(400..<600)
@@ -55,7 +57,8 @@ struct SampleFetcher: Sendable {
             if case .refused(let reason) = await gate.acquire(hostKey) { return .failure(.download(reason)) }
             let outcome: Result<ImageLoadResponse, WebImageError>
             do throws(WebImageError) {
-                outcome = .success(try await downloader.loadImage(with: url, options: [.avoidDecodeImage]))
+                let options: DownloaderOptions = ignoresCertificates ? [.avoidDecodeImage, .allowInvalidSSLCertificates] : [.avoidDecodeImage]
+                outcome = .success(try await downloader.loadImage(with: url, options: options))
             } catch {
                 outcome = .failure(error)
             }

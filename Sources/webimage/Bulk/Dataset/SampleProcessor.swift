@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import WebImage
 
@@ -29,21 +28,57 @@ struct SampleProcessor: Sendable {
         var maxImageArea = Double.infinity
         var maxAspectRatio = Double.infinity
         var skipReencode = false
+        /// img2dataset's `disable_all_reencoding`: the downloaded bytes are the sample, with
+        /// no decoding, size check or resize (and no sizes in the record).
+        var disablesAllReencoding = false
+        /// `upscale_interpolation` and `downscale_interpolation`, mapped (``Img2DatasetOptions``).
+        var upscaleFilter = ResamplingFilter.lanczos3
+        var downscaleFilter = ResamplingFilter.lanczos3
+        /// `compute_hash`; `nil` for none.
+        var hash: SampleHash? = .sha256
+        /// `extract_exif`.
+        var extractsEXIF = false
     }
 
     /// The encoded sample and what its JSON says about it.
     struct Output: Sendable {
         var bytes: Data
-        var width: Int
-        var height: Int
-        var originalWidth: Int
-        var originalHeight: Int
-        var sha256: String
+        /// The sizes; `nil` with `disable_all_reencoding` (img2dataset leaves them out).
+        var width: Int?
+        var height: Int?
+        var originalWidth: Int?
+        var originalHeight: Int?
+        /// The hex digest of the downloaded bytes (``Settings/hash``).
+        var hash: String?
+        /// The `exif` column's JSON text (``Settings/extractsEXIF``).
+        var exif: String?
     }
 
     let settings: Settings
 
-    func process(_ data: Data) -> Result<Output, SampleFailure> {
+    /// The sample made from the downloaded `data`. `expectedHash` (img2dataset's
+    /// `verify_hash`) must equal the digest, else the sample fails to download with `hash
+    /// mismatch`, as there; `boxes` are blurred (`bbox_col`).
+    func process(_ data: Data, expectedHash: JSONValue? = nil, boxes: [[Double]]? = nil) -> Result<Output, SampleFailure> {
+        let hash = settings.hash.map { $0.hex(data) }
+        if let expectedHash {
+            guard case .string(let expected) = expectedHash, expected == hash else {
+                return .failure(.download("hash mismatch"))
+            }
+        }
+        var result = make(data, boxes: boxes)
+        if case .success(var output) = result {
+            output.hash = hash
+            if settings.extractsEXIF { output.exif = EXIFColumn.json(for: data) }
+            result = .success(output)
+        }
+        return result
+    }
+
+    private func make(_ data: Data, boxes: [[Double]]?) -> Result<Output, SampleFailure> {
+        if settings.disablesAllReencoding {
+            return .success(Output(bytes: data))
+        }
         guard let header = ImageHeader(data), header.storedSize.width > 0, header.storedSize.height > 0 else {
             return .failure(.resize("Image decoding error"))
         }
@@ -76,14 +111,17 @@ struct SampleProcessor: Sendable {
         let hadAlpha = pixels.hasAlpha
         if hadAlpha { Self.paintOnWhite(&pixels) }
         if let target = plan.resize, pixels.width != target.width || pixels.height != target.height {
-            pixels = pixels.resampled(width: target.width, height: target.height)
+            // img2dataset's test: a downscale makes the image smaller than the original.
+            let filter = target.width < w || target.height < h ? settings.downscaleFilter : settings.upscaleFilter
+            pixels = pixels.resampled(width: target.width, height: target.height, filter: filter)
         }
+        if let boxes { pixels = BoundingBoxBlurrer.blur(pixels, boxes: boxes) }
         if let crop = plan.crop { pixels = Self.crop(pixels, crop) }
         if let padding = plan.padding { pixels = Self.pad(pixels, padding, color: settings.borderColor) }
 
-        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         let bytes: Data
-        if settings.skipReencode, !plan.isResized, !hadAlpha, !header.mayHaveAlpha, settings.format.matchesSniffed(data) {
+        if settings.skipReencode, !plan.isResized, boxes?.isEmpty ?? true, !hadAlpha, !header.mayHaveAlpha,
+           settings.format.matchesSniffed(data) {
             bytes = data
         } else {
             do throws(WebImageError) {
@@ -94,7 +132,7 @@ struct SampleProcessor: Sendable {
             }
         }
         return .success(Output(bytes: bytes, width: pixels.width, height: pixels.height,
-                               originalWidth: w, originalHeight: h, sha256: hash))
+                               originalWidth: w, originalHeight: h))
     }
 
     private var encodeOptions: ImageEncodeOptions {

@@ -15,8 +15,13 @@ import Synchronization
 /// the job stops starting samples while it is over its budget. A shard's metadata lines
 /// are held until the shard ends (a few hundred bytes per row).
 final class ShardOutput: Sendable {
+    /// img2dataset's `output_format`s written here.
     enum Layout: String, Sendable {
         case files, webdataset
+        /// `NNNNN.tfrecord` (``TFRecordShardWriter``).
+        case tfrecord
+        /// Nothing but `NNNNN_stats.json`, as img2dataset's dummy writer.
+        case dummy
     }
 
     private final class OpenShards: @unchecked Sendable {  // touched only on `queue`
@@ -28,15 +33,18 @@ final class ShardOutput: Sendable {
     let directory: URL
     let layout: Layout
     let naming: ShardNaming
+    /// The image's extension (the encode format), for TFRecord's feature name.
+    let imageExtension: String
     private let queue = DispatchQueue(label: "webimage.bulk.shards")
     private let open = OpenShards()
     private let pending = Atomic<Int>(0)
     private let problems = Mutex<[String]>([])
 
-    init(directory: URL, layout: Layout, naming: ShardNaming) {
+    init(directory: URL, layout: Layout, naming: ShardNaming, imageExtension: String = "jpg") {
         self.directory = directory
         self.layout = layout
         self.naming = naming
+        self.imageExtension = imageExtension
     }
 
     /// Encoded bytes handed over and not written yet.
@@ -45,16 +53,17 @@ final class ShardOutput: Sendable {
     /// Write errors so far (each shard's first).
     var errors: [String] { problems.withLock { $0 } }
 
-    /// Queues one sample of `shard`: its files (none for a failed sample) and its metadata line.
-    func add(shard: Int, key: String, members: [ShardMember], metadataLine: String) {
+    /// Queues one sample of `shard`: its files (none for a failed sample) and its metadata record.
+    func add(shard: Int, key: String, members: [ShardMember], record: SampleRecord) {
+        guard layout != .dummy else { return }
         let bytes = members.reduce(0) { $0 + $1.bytes.count }
         pending.add(bytes, ordering: .relaxed)
         queue.async { [self] in
             defer { pending.subtract(bytes, ordering: .relaxed) }
-            open.metadata[shard, default: Data()].append(contentsOf: Array((metadataLine + "\n").utf8))
+            open.metadata[shard, default: Data()].append(contentsOf: Array((record.json.compact() + "\n").utf8))
             guard !open.failed.contains(shard), !members.isEmpty else { return }
             do throws(ShardWriteError) {
-                try writer(for: shard).add(key: key, members: members)
+                try writer(for: shard).add(key: key, members: members, record: record)
             } catch {
                 fail(shard, error)
             }
@@ -70,11 +79,13 @@ final class ShardOutput: Sendable {
             defer { open.writers[shard] = nil }
             guard !open.failed.contains(shard) else { return }
             do throws(ShardWriteError) {
-                // A shard whose samples all failed still gets its (empty) tar or folder.
-                try writer(for: shard).finish()
-                let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
-                try ShardFiles.write(lines, to: metadata)
-                try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
+                if layout != .dummy {
+                    // A shard whose samples all failed still gets its (empty) tar or folder.
+                    try writer(for: shard).finish()
+                    let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
+                    try ShardFiles.write(lines, to: metadata)
+                    try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
+                }
                 let statsPartial = directory.appendingPathComponent(".\(name)_stats.json.partial")
                 try ShardFiles.write(Data(stats().json.utf8), to: statsPartial)
                 try ShardFiles.move(statsPartial, to: directory.appendingPathComponent("\(name)_stats.json"))
@@ -111,6 +122,8 @@ final class ShardOutput: Sendable {
         switch layout {
         case .webdataset: writer = try TarShardWriter(directory: directory, shardName: name)
         case .files: writer = try FolderShardWriter(directory: directory, shardName: name)
+        case .tfrecord: writer = try TFRecordShardWriter(directory: directory, shardName: name, imageExtension: imageExtension)
+        case .dummy: throw ShardWriteError("the dummy output format has no shard writer")
         }
         open.writers[shard] = writer
         return writer

@@ -16,7 +16,8 @@ struct ShardMember: Sendable {
 ///
 /// **Threads.** Blocking: the job's ``ShardOutput`` queue only.
 protocol ShardWriter: AnyObject {
-    func add(key: String, members: [ShardMember]) throws(ShardWriteError)
+    /// Adds one successful sample: its files and its metadata record.
+    func add(key: String, members: [ShardMember], record: SampleRecord) throws(ShardWriteError)
     func finish() throws(ShardWriteError)
 }
 
@@ -68,7 +69,7 @@ final class FolderShardWriter: ShardWriter {
         }
     }
 
-    func add(key: String, members: [ShardMember]) throws(ShardWriteError) {
+    func add(key: String, members: [ShardMember], record: SampleRecord) throws(ShardWriteError) {
         for member in members {
             try ShardFiles.write(member.bytes, to: partial.appendingPathComponent("\(key).\(member.fileExtension)"))
         }

@@ -46,7 +46,7 @@ final class TarShardWriter: ShardWriter {
         archive_entry_free(entry)
     }
 
-    func add(key: String, members: [ShardMember]) throws(ShardWriteError) {
+    func add(key: String, members: [ShardMember], record: SampleRecord) throws(ShardWriteError) {
         for member in members {
             archive_entry_clear(entry)
             archive_entry_set_pathname(entry, "\(key).\(member.fileExtension)")

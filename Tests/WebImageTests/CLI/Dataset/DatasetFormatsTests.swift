@@ -218,7 +218,7 @@ struct DatasetFormatsTests {
             (["--file", csv, "--input-format", "csv", "--url-col", "link", "--caption-col", "caption"], "no column 'caption'"),
             (["--file", csv, "--input-format", "csv", "--save-additional-columns", "key"], "reserves"),
             (["--file", csv, "--input-format", "parquet"], "Invalid input format"),
-            (["--file", csv, "--output-format", "tfrecord"], "Invalid output format"),
+            (["--file", csv, "--output-format", "parquet"], "Invalid output format"),
             (["--file", csv, "--resize-mode", "fit"], "Invalid option for resize_mode"),
             (["--file", csv, "--encode-format", "png", "--encode-quality", "95"], "--encode-quality"),
         ]
@@ -233,7 +233,6 @@ struct DatasetFormatsTests {
             ("json", "[" + String(repeating: "[", count: 5000), "nested too deeply"),
             ("json", "[\"unterminated", "ends inside the JSON array"),
             ("json", "[1, 2]", "is not an object"),
-            ("json", "{\"url\": 1}", "is not a JSON array"),
             ("jsonl", "{\"url\": \"x\"}\n[1]\n", "line 2 is not a JSON object"),
             ("csv", "url,caption\nhttp://127.0.0.1:1/a.jpg,a,b\n", "expected 2 columns, got 3"),
         ]
@@ -242,6 +241,10 @@ struct DatasetFormatsTests {
             let run = try await WebImageTool.run(["fetch", "--file", path, "--input-format", format, "--out", out])
             #expect(run.status == 1 && run.err.contains(message), "\(n): \(run.status) \(run.err)")
         }
+        // An object is read as pandas' column orientation; columns must be objects (read whole, so a usage error).
+        let scalar = try DatasetFixture.write("{\"url\": 1}", "scalar.json", in: work)
+        let scalarRun = try await WebImageTool.run(["fetch", "--file", scalar, "--input-format", "json", "--out", out])
+        #expect(scalarRun.status == 2 && scalarRun.err.contains("is not an object of index"), "\(scalarRun.err)")
         #expect(!TemporaryDirectory.names(in: URL(fileURLWithPath: out)).contains { $0.hasPrefix(".") || $0.hasSuffix("_stats.json") },
                 "a list cut short leaves no shard and no partial file")
     }

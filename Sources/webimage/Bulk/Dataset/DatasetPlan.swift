@@ -1,0 +1,52 @@
+import Foundation
+
+/// Everything one dataset job is asked to do, whichever command line asked: `fetch --file`
+/// with its dashed flags (``DatasetOptions``) or `img2dataset` with img2dataset's own
+/// (``Img2DatasetOptions``). ``DatasetRunner`` runs it.
+struct DatasetPlan: Sendable {
+    /// img2dataset's `incremental_mode`, plus `fetch`'s own default.
+    enum Incremental: String, Sendable {
+        /// Skip the shards that have their `NNNNN_stats.json` (`fetch --resume`).
+        case incremental
+        /// Remove the output folder and start again.
+        case overwrite
+        /// Number the new shards after the highest one already there.
+        case extend
+        /// Write every shard, replacing what is there (`fetch` without `--resume`).
+        case rewrite
+    }
+
+    var file: String
+    var out: String
+    var format: InputFormat
+    /// The format as given: a folder's files end in `.<formatName>`.
+    var formatName: String
+    var columns: InputColumns
+    var layout: ShardOutput.Layout
+    var samplesPerShard = DatasetOptions.defaultSamplesPerShard
+    /// img2dataset's `oom_shard_count`: the shard number's least width.
+    var shardDigits = ShardNaming.defaultShardDigits
+    var image = SampleProcessor.Settings()
+    /// Transfers at once.
+    var concurrency = 64
+    /// Images decoded and encoded at once; `nil` for one per core.
+    var imageWorkers: Int?
+    /// Seconds for one transfer.
+    var timeout: Double = 10
+    var retries = 0
+    var headers: [(name: String, value: String)] = []
+    var perHostConcurrency = DatasetOptions.defaultPerHostConcurrency
+    var perHostRate: Double?
+    var directives = RobotsTag.defaultDirectives
+    var userAgentToken: String?
+    var shardSelection: (index: Int, count: Int)?
+    var incremental = Incremental.rewrite
+    var blockPrivateAddresses = false
+    /// Accept any TLS certificate (img2dataset's `--ignore_ssl_certificate`).
+    var ignoresCertificates = false
+    /// `--allow-file-urls`: rows may name local files. Off by default (see ``SampleFetcher``).
+    var allowsFileURLs = false
+    /// Exit 1 when not one sample succeeded (`fetch --file`); `webimage img2dataset` exits 0
+    /// as img2dataset does, after the same line on stderr.
+    var failsWhenNothingSucceeds = false
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+
+/// `webimage img2dataset`: img2dataset 1.47's command line, unchanged. A user swaps the
+/// program name and keeps every argument: `webimage img2dataset --url_list=urls.txt
+/// --output_folder=out --thread_count=64 --resize_mode=border`.
+///
+/// The arguments are read as Python Fire reads them (``FireArguments``, ``FireValue``),
+/// typed and checked against `download()`'s parameters with img2dataset's defaults
+/// (``Img2DatasetOptions``), mapped to a ``DatasetPlan`` and run by ``DatasetRunner``. The
+/// options that only choose img2dataset's way of running (threads, processes, distributor,
+/// wandb) are each said once on stderr with what they mean here.
+///
+/// Exit status: 0 when every shard was written, 1 when the list could not be read to its
+/// end or a shard could not be written, 2 for an unknown option or a bad value.
+struct Img2DatasetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "img2dataset",
+        abstract: "Download an image dataset with img2dataset's own command line (img2dataset 1.47's download()).",
+        discussion: """
+        Every parameter of img2dataset's download() is accepted with its spelling: --url_list=X or \
+        --url_list X, dashes or underscores, Fire booleans (--flag, --noflag, --flag=True/False), lists \
+        as '["a","b"]' or a,b. Defaults are img2dataset's (image_size 256, resize_mode border, \
+        output_format files, input_format txt, encode_format jpg, encode_quality 95, \
+        number_sample_per_shard 10000, compute_hash sha256, extract_exif True, timeout 10, \
+        incremental_mode incremental). webimage adds --shard=I/N (split a job over N processes or \
+        machines), --per_host_concurrency=N and --ignore_ssl_certificate. --print-plan prints the \
+        options as read, as JSON, and downloads nothing. The bulk article lists each option as \
+        accepted, mapped or refused.
+
+        Parameters: \(Img2DatasetOptions.parameters.joined(separator: ", ")).
+        """
+    )
+
+    @Argument(parsing: .captureForPassthrough, help: "img2dataset's arguments, e.g. --url_list=urls.txt --output_folder=out.")
+    var arguments: [String] = []
+
+    func run() async throws {
+        var arguments = arguments
+        if arguments.contains("--help") || arguments == ["-h"] {
+            print(Self.helpMessage())
+            return
+        }
+        let printsPlan = arguments.contains("--print-plan")
+        arguments.removeAll { $0 == "--print-plan" }
+        let options: Img2DatasetOptions
+        let plan: DatasetPlan
+        do throws(Img2DatasetOptions.UsageError) {
+            options = try Img2DatasetOptions(arguments: arguments)
+            plan = try options.plan()
+        } catch {
+            // img2dataset's words, without the root command's usage line (which names no option).
+            Terminal.writeError("webimage img2dataset: error: \(error.description)\n")
+            throw ExitCode(2)
+        }
+        if printsPlan {
+            print(options.json.pretty())
+            return
+        }
+        for note in options.notes { Terminal.writeError("webimage img2dataset: \(note)\n") }
+        try await DatasetRunner(plan: plan).run()
+    }
+}
