@@ -120,7 +120,7 @@ let package = Package(
             name: "webimage",
             dependencies: [
                 "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageServer", "CMalloc",
-                "CArchive", "CZlib",
+                "CArchive", "CZlib", "Parquet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -85,7 +85,7 @@ struct DatasetJob: Sendable {
                 case .resize?: summary.failedToResize += 1
                 }
                 output.add(shard: next.shard, key: next.key, members: next.members(format: settings.encodeFormat),
-                           metadataLine: next.record.compact())
+                           record: next.record)
                 unwritten[next.shard, default: 0] -= 1
                 finishIfDone(next.shard)
             }

@@ -99,6 +99,8 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
     }
 
     private func makeParser(_ path: String) throws(DatasetInputError) -> any RowParser {
+        // Parquet is read by offsets from its footer: a file, not a zlib stream.
+        if format == .parquet { return try ParquetRowParser(path: path, columns: columns) }
         let file = try GzipFile(path: path)
         let picker = ColumnPicker(columns: columns)
         switch format {
@@ -107,6 +109,7 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
         case .json: return JSONArrayRowParser(splitter: JSONArraySplitter(file: file), picker: picker)
         case .csv: return try CSVRowParser(file: file, delimiter: ",", columns: columns)
         case .tsv: return try CSVRowParser(file: file, delimiter: "\t", columns: columns)
+        case .parquet: return try ParquetRowParser(path: path, columns: columns)
         }
     }
 

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Per shard, in this order: the samples (tar members or files), then at the end the
 /// shard's tar or folder is renamed into place, its metadata `NNNNN.jsonl` (one line per
-/// row, failures included, in key order) is written and renamed, and last its
+/// row, failures included, in key order) and `NNNNN.parquet` (``ShardMetadataParquet``,
+/// the same rows) are written and renamed, and last its
 /// `NNNNN_stats.json`: a shard with a stats file is complete, which is what `--resume`
 /// and img2dataset's own resume look for.
 ///
@@ -22,6 +23,7 @@ final class ShardOutput: Sendable {
     private final class OpenShards: @unchecked Sendable {  // touched only on `queue`
         var writers: [Int: any ShardWriter] = [:]
         var metadata: [Int: Data] = [:]
+        var records: [Int: [JSONValue]] = [:]
         var failed: Set<Int> = []
     }
 
@@ -45,13 +47,15 @@ final class ShardOutput: Sendable {
     /// Write errors so far (each shard's first).
     var errors: [String] { problems.withLock { $0 } }
 
-    /// Queues one sample of `shard`: its files (none for a failed sample) and its metadata line.
-    func add(shard: Int, key: String, members: [ShardMember], metadataLine: String) {
+    /// Queues one sample of `shard`: its files (none for a failed sample) and its metadata record.
+    func add(shard: Int, key: String, members: [ShardMember], record: JSONValue) {
+        let metadataLine = record.compact()
         let bytes = members.reduce(0) { $0 + $1.bytes.count }
         pending.add(bytes, ordering: .relaxed)
         queue.async { [self] in
             defer { pending.subtract(bytes, ordering: .relaxed) }
             open.metadata[shard, default: Data()].append(contentsOf: Array((metadataLine + "\n").utf8))
+            open.records[shard, default: []].append(record)
             guard !open.failed.contains(shard), !members.isEmpty else { return }
             do throws(ShardWriteError) {
                 try writer(for: shard).add(key: key, members: members)
@@ -67,6 +71,7 @@ final class ShardOutput: Sendable {
         queue.async { [self] in
             let name = naming.shardName(shard)
             let lines = open.metadata.removeValue(forKey: shard) ?? Data()
+            let records = open.records.removeValue(forKey: shard) ?? []
             defer { open.writers[shard] = nil }
             guard !open.failed.contains(shard) else { return }
             do throws(ShardWriteError) {
@@ -75,6 +80,7 @@ final class ShardOutput: Sendable {
                 let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
                 try ShardFiles.write(lines, to: metadata)
                 try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
+                try ShardMetadataParquet.write(records, to: directory.appendingPathComponent("\(name).parquet").path)
                 let statsPartial = directory.appendingPathComponent(".\(name)_stats.json.partial")
                 try ShardFiles.write(Data(stats().json.utf8), to: statsPartial)
                 try ShardFiles.move(statsPartial, to: directory.appendingPathComponent("\(name)_stats.json"))
@@ -98,6 +104,7 @@ final class ShardOutput: Sendable {
             queue.async { [self] in
                 open.writers.removeAll()
                 open.metadata.removeAll()
+                open.records.removeAll()
                 continuation.resume()
             }
         }
@@ -121,6 +128,7 @@ final class ShardOutput: Sendable {
         open.failed.insert(shard)
         open.writers[shard] = nil
         open.metadata[shard] = nil
+        open.records[shard] = nil
         problems.withLock { $0.append(error.description) }
     }
 }
