@@ -36,7 +36,9 @@ struct ColumnChunkDecoder {
         heap = codec == .uncompressed ? chunk : ByteHeap(capacity: uncompressedSize)
         self.expectedRows = expectedRows
         self.limits = limits
-        slots.reserveCapacity(expectedRows)
+        // What the chunk's size allows at most (a byte holds eight null levels, RLE far more,
+        // so this is a first guess that grows): never the declared row count unchecked.
+        slots.reserveCapacity(min(expectedRows, chunk.count * 8 + 1024))
     }
 
     private var name: String { descriptor.name }
