@@ -108,4 +108,40 @@ struct DatasetParquetIOTests {
         #expect(missing.status != 0)
         #expect(missing.err.contains("no column 'url'") && missing.err.contains("link"), "\(missing.err)")
     }
+
+    @Test("A row group corrupt mid-file: the error names the file and the row group; the shards before it stay whole")
+    func corruptRowGroup() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.venv.appendingPathComponent("python3").path),
+                     "no \(Self.venv.path)/python3: run `make test-venv`")
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        let body = try DatasetFixture.png(16, 16)
+        let urls = (0..<6).map { i -> String in
+            origin.route("/\(i).png", .init(body: body, contentType: "image/png"))
+            return origin.url("/\(i).png").absoluteString
+        }
+        let work = try TemporaryDirectory()
+        let list = work.url.appendingPathComponent("list.parquet").path
+        // Row groups of 2 rows; the third group's url page header is overwritten with garbage.
+        _ = try await Self.python(#"""
+            import sys, pyarrow as pa, pyarrow.parquet as pq
+            path, urls = sys.argv[1], sys.argv[2:]
+            pq.write_table(pa.table({"url": urls}), path, row_group_size=2, compression="none")
+            offset = pq.ParquetFile(path).metadata.row_group(2).column(0).dictionary_page_offset
+            with open(path, "r+b") as f:
+                f.seek(offset)
+                f.write(b"\xff" * 8)
+            """#, [list] + urls, in: work)
+        let out = work.url.appendingPathComponent("out")
+        let run = try await WebImageTool.run(["fetch", "--file", list, "--input-format", "parquet",
+                                              "--number-sample-per-shard", "2", "--out", out.path])
+        #expect(run.status != 0)
+        #expect(run.err.contains("list.parquet") && run.err.contains("row group 2"), "\(run.err)")
+        let names = Set(TemporaryDirectory.names(in: out))
+        // Rows 0-3 were read before the bad group: shards 0 and 1 (files output) are complete.
+        #expect(names.isSuperset(of: ["00000", "00000.parquet", "00000_stats.json", "00001", "00001.parquet", "00001_stats.json"]),
+                "\(names.sorted())")
+        #expect(!names.contains("00002_stats.json"), "\(names.sorted())")
+        #expect(!names.contains { $0.hasPrefix(".") }, "no partial file is left: \(names.sorted())")
+    }
 }
