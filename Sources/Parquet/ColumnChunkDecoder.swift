@@ -46,9 +46,12 @@ struct ColumnChunkDecoder {
 
     /// Decodes every page of `chunk` and returns the column.
     consuming func decode() throws(ParquetError) -> ParquetColumn {
-        let chunk = chunk.bytes
+        // The chunk's own length: DELTA_BYTE_ARRAY values are appended to the heap, which
+        // is the chunk itself when it is stored uncompressed (so its bytes are fetched anew per page).
+        let chunkLength = chunk.count
         var position = 0
         while slots.count < expectedRows {
+            let chunk = UnsafeRawBufferPointer(rebasing: self.chunk.bytes[0..<chunkLength])
             guard position < chunk.count else {
                 throw fail("chunk ends after \(slots.count) of the row group's \(expectedRows) values")
             }
@@ -203,6 +206,9 @@ struct ColumnChunkDecoder {
                 }
             }
         }
+        guard valueCount + present <= Int(Int32.max) else {
+            throw .sizeLimit(what: "column \(name): values", size: valueCount + present, limit: Int(Int32.max))
+        }
         switch ParquetEncoding(rawValue: encoding) {
         case .plain:
             let base = valueCount
@@ -235,9 +241,106 @@ struct ColumnChunkDecoder {
             booleans.append(contentsOf: bits.lazy.map { $0 != 0 })
             valueCount += present
             appendSlots(levels: levels, count: count, maxLevel: maxLevel) { Int32(base + $0) }
+        case .deltaBinaryPacked where descriptor.physicalType == .int32 || descriptor.physicalType == .int64:
+            let (values, _) = try DeltaBinaryPackedDecoder.decode(page, from: start, count: present, column: name)
+            let base = valueCount
+            if descriptor.physicalType == .int32 {
+                int32s.append(contentsOf: values.lazy.map { Int32(truncatingIfNeeded: $0) })
+            } else {
+                int64s.append(contentsOf: values)
+            }
+            valueCount += present
+            appendSlots(levels: levels, count: count, maxLevel: maxLevel) { Int32(base + $0) }
+        case .byteStreamSplit where descriptor.physicalType != .byteArray && descriptor.physicalType != .boolean:
+            let base = valueCount
+            try appendByteStreamSplit(page, from: start, count: present)
+            appendSlots(levels: levels, count: count, maxLevel: maxLevel) { Int32(base + $0) }
+        case .deltaLengthByteArray where descriptor.physicalType == .byteArray:
+            // The lengths, then every value's bytes one after the other: slices of the page.
+            let (sizes, end) = try DeltaBinaryPackedDecoder.decode(page, from: start, count: present, column: name)
+            var position = end
+            starts.grow(by: present)
+            lengths.grow(by: present)
+            for size in sizes {
+                guard size >= 0, size <= Int64(page.count - position), size <= Int64(UInt32.max) else {
+                    throw fail("DELTA_LENGTH_BYTE_ARRAY value of \(size) bytes past the page")
+                }
+                starts.append(heapBase + position)
+                lengths.append(UInt32(size))
+                position += Int(size)
+            }
+            let base = valueCount
+            valueCount += present
+            appendSlots(levels: levels, count: count, maxLevel: maxLevel) { Int32(base + $0) }
+        case .deltaByteArray where descriptor.physicalType == .byteArray:
+            try appendDeltaByteArray(page, from: start, present: present)
+            let base = valueCount - present
+            appendSlots(levels: levels, count: count, maxLevel: maxLevel) { Int32(base + $0) }
         default:
             throw .unsupported("column \(name): value encoding \(encoding)")
         }
+    }
+
+    /// BYTE_STREAM_SPLIT: the values' first bytes, then their second bytes, and so on.
+    private mutating func appendByteStreamSplit(_ page: UnsafeRawBufferPointer, from start: Int, count: Int) throws(ParquetError) {
+        let width = descriptor.physicalType == .float || descriptor.physicalType == .int32 ? 4 : 8
+        guard page.count - start >= count * width else {
+            throw fail("BYTE_STREAM_SPLIT needs \(count * width) bytes, the page has \(page.count - start)")
+        }
+        for i in 0..<count {
+            var raw: UInt64 = 0
+            for k in 0..<width { raw |= UInt64(page[start + k * count + i]) << UInt64(8 * k) }
+            switch descriptor.physicalType {
+            case .float: floats.append(Float(bitPattern: UInt32(truncatingIfNeeded: raw)))
+            case .double: doubles.append(Double(bitPattern: raw))
+            case .int32: int32s.append(Int32(bitPattern: UInt32(truncatingIfNeeded: raw)))
+            default: int64s.append(Int64(bitPattern: raw))
+            }
+        }
+        valueCount += count
+    }
+
+    /// DELTA_BYTE_ARRAY: prefix lengths, suffix lengths, suffixes; each value is the previous
+    /// one's prefix and its suffix. The values are built apart, then appended to the heap (after
+    /// the page, which is not read again: the heap may move).
+    private mutating func appendDeltaByteArray(_ page: UnsafeRawBufferPointer, from start: Int, present: Int) throws(ParquetError) {
+        let (prefixes, prefixEnd) = try DeltaBinaryPackedDecoder.decode(page, from: start, count: present, column: name)
+        let (suffixes, suffixEnd) = try DeltaBinaryPackedDecoder.decode(page, from: prefixEnd, count: present, column: name)
+        var built: [UInt8] = []
+        var ends: [Int] = []
+        ends.reserveCapacity(present)
+        var position = suffixEnd
+        var previous = 0..<0
+        for (prefix, suffix) in zip(prefixes, suffixes) {
+            guard prefix >= 0, prefix <= Int64(previous.count) else {
+                throw fail("DELTA_BYTE_ARRAY prefix of \(prefix) bytes, the previous value has \(previous.count)")
+            }
+            guard suffix >= 0, suffix <= Int64(page.count - position) else {
+                throw fail("DELTA_BYTE_ARRAY suffix of \(suffix) bytes past the page")
+            }
+            let length = Int(prefix) + Int(suffix)
+            // Shared prefixes make the values larger than the page: capped like a page.
+            guard built.count + length <= limits.maxPageSize else {
+                throw .sizeLimit(what: "column \(name): DELTA_BYTE_ARRAY values", size: built.count + length, limit: limits.maxPageSize)
+            }
+            let begin = built.count
+            for k in 0..<Int(prefix) { built.append(built[previous.lowerBound + k]) }
+            built.append(contentsOf: UnsafeRawBufferPointer(rebasing: page[position..<position + Int(suffix)]))
+            position += Int(suffix)
+            previous = begin..<built.count
+            ends.append(built.count)
+        }
+        let heapStart = heap.count
+        built.withUnsafeBytes { heap.append($0) }
+        starts.grow(by: present)
+        lengths.grow(by: present)
+        var begin = 0
+        for end in ends {
+            starts.append(heapStart + begin)
+            lengths.append(UInt32(end - begin))
+            begin = end
+        }
+        valueCount += present
     }
 
     /// One slot per row: the `k`-th present value's slot by `slot(k)`, -1 for nulls.

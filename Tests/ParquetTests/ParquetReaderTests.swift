@@ -33,12 +33,18 @@ struct ParquetReaderTests {
         expected = {name: [cell(v) for v in table.column(name).to_pylist()] for name in table.column_names}
         types = {f.name: [str(f.type), f.nullable] for f in table.schema}
         out = {}
-        forms = [(d, v, None) for d in (False, True) for v in ("1.0", "2.0")] + [(True, "1.0", 64)]
-        for dictionary, version, dict_limit in forms:
-            name = f"{codec}-dict{int(dictionary)}-v{version}" + (f"-fallback" if dict_limit else "") + ".parquet"
+        delta = {"url": "DELTA_BYTE_ARRAY", "required_text": "DELTA_BYTE_ARRAY", "blob": "DELTA_BYTE_ARRAY",
+                 "caption": "DELTA_LENGTH_BYTE_ARRAY", "i32": "DELTA_BINARY_PACKED", "i64": "DELTA_BINARY_PACKED",
+                 "small_required": "DELTA_BINARY_PACKED", "f32": "BYTE_STREAM_SPLIT", "f64": "BYTE_STREAM_SPLIT"}
+        forms = [(d, v, None, None) for d in (False, True) for v in ("1.0", "2.0")] + [(True, "1.0", 64, None)] + \
+                [(False, v, None, delta) for v in ("1.0", "2.0")]
+        for dictionary, version, dict_limit, encodings in forms:
+            name = f"{codec}-dict{int(dictionary)}-v{version}" + ("-fallback" if dict_limit else "") + \
+                   ("-delta" if encodings else "") + ".parquet"
             options = dict(compression=codec, use_dictionary=dictionary, data_page_version=version,
                            row_group_size=16, data_page_size=128, write_statistics=False)
             if dict_limit: options["dictionary_pagesize_limit"] = dict_limit
+            if encodings: options["column_encoding"] = encodings
             pq.write_table(table, name, **options)
             meta = pq.ParquetFile(name).metadata
             out[name] = {"row_groups": [meta.row_group(i).num_rows for i in range(meta.num_row_groups)],
@@ -46,12 +52,12 @@ struct ParquetReaderTests {
         print(json.dumps(out))
         """#
 
-    @Test("pyarrow: every type, nulls and unicode; PLAIN, dictionary and its fallback; pages v1 and v2; several row groups",
+    @Test("pyarrow: every type, nulls and unicode; PLAIN, dictionary and its fallback, DELTA and BYTE_STREAM_SPLIT encodings; pages v1 and v2; several row groups",
           arguments: ["none", "snappy", "gzip", "zstd"])
     func pyarrowFiles(codec: String) throws {
         let folder = try TemporaryFolder()
         let files = try #require(try PythonVenv.json(Self.pyarrowMatrix, [codec], in: folder.url) as? [String: [String: Any]])
-        #expect(files.count == 5)
+        #expect(files.count == 7)
         for (name, json) in files.sorted(by: { $0.key < $1.key }) {
             let path = folder.path(name)
             let problems = try Expected.compare(path, with: json)
@@ -84,7 +90,9 @@ struct ParquetReaderTests {
             i % 2 = 0 AS even,
             CASE WHEN i % 5 = 0 THEN NULL ELSE encode('b' || i) END AS blob
             FROM range(3000) r(i)""")
-        con.execute(f"COPY t TO '{name}' (FORMAT PARQUET, COMPRESSION {codec}, ROW_GROUP_SIZE 1024)")
+        version = ", PARQUET_VERSION V2" if codec.endswith("-v2") else ""
+        codec = codec.removesuffix("-v2")
+        con.execute(f"COPY t TO '{name}' (FORMAT PARQUET, COMPRESSION {codec}, ROW_GROUP_SIZE 1024{version})")
         rows = con.execute(f"SELECT * FROM read_parquet('{name}')").fetchall()
         names = [d[0] for d in con.description]
         def cell(v): return {"hex": bytes(v).hex()} if isinstance(v, (bytes, bytearray)) else v
@@ -92,7 +100,8 @@ struct ParquetReaderTests {
         print(json.dumps({"row_groups": groups, "columns": {n: [cell(r[i]) for r in rows] for i, n in enumerate(names)}}))
         """#
 
-    @Test("DuckDB: COPY … TO … (FORMAT PARQUET, COMPRESSION …)", arguments: ["uncompressed", "snappy", "gzip", "zstd"])
+    @Test("DuckDB: COPY … TO … (FORMAT PARQUET, COMPRESSION …), and PARQUET_VERSION V2 (DELTA encodings)",
+          arguments: ["uncompressed", "snappy", "gzip", "zstd", "zstd-v2", "uncompressed-v2"])
     func duckdbFiles(codec: String) throws {
         let folder = try TemporaryFolder()
         let json = try #require(try PythonVenv.json(Self.duckdbFile, [codec, "duck.parquet"], in: folder.url) as? [String: Any])
