@@ -13,8 +13,11 @@ import Darwin
 /// corrupt or truncated file is a ``ParquetError``, never a crash.
 ///
 /// Reads flat schemas (nested columns can be in the file but not projected): BYTE_ARRAY,
-/// INT32, INT64, FLOAT, DOUBLE and BOOLEAN columns, required or optional; PLAIN and dictionary
-/// encodings; data pages v1 and v2; UNCOMPRESSED, SNAPPY, GZIP and ZSTD pages.
+/// INT32, INT64, FLOAT, DOUBLE and BOOLEAN columns, required or optional; PLAIN, dictionary,
+/// RLE (booleans), DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and
+/// BYTE_STREAM_SPLIT values; data pages v1 and v2; UNCOMPRESSED, SNAPPY, GZIP and ZSTD pages.
+/// Not read: INT96 and FIXED_LEN_BYTE_ARRAY columns, repeated (nested) columns, encryption,
+/// LZ4/BROTLI/LZO pages, the deprecated BIT_PACKED levels (each a ``ParquetError/unsupported(_:)``).
 ///
 /// **Threads.** Every call runs on the caller's thread and blocks on file reads. The reader
 /// is immutable after `init` (`pread` keeps no file position), so row groups may be read from
