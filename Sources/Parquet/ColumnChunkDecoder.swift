@@ -33,7 +33,10 @@ struct ColumnChunkDecoder {
         self.descriptor = descriptor
         self.codec = codec
         self.chunk = chunk
-        heap = codec == .uncompressed ? chunk : ByteHeap(capacity: uncompressedSize)
+        // Byte arrays keep every page (their values point into them); other columns reuse the
+        // room of one page, so they start small.
+        let isBytes = descriptor.physicalType == .byteArray
+        heap = codec == .uncompressed ? chunk : ByteHeap(capacity: isBytes ? uncompressedSize : min(uncompressedSize, 1 << 20))
         self.expectedRows = expectedRows
         self.limits = limits
         // What the chunk's size allows at most (a byte holds eight null levels, RLE far more,
@@ -82,7 +85,9 @@ struct ColumnChunkDecoder {
         case .boolean: .boolean(booleans)
         case .int96, .fixedLenByteArray: .bytes
         }
-        return ParquetColumn(descriptor: descriptor, slots: slots, heap: heap, starts: starts, lengths: lengths, values: values)
+        // Only byte-array values live in the heap: other columns let it go with the decoder.
+        let kept = descriptor.physicalType == .byteArray ? heap : ByteHeap(capacity: 0)
+        return ParquetColumn(descriptor: descriptor, slots: slots, heap: kept, starts: starts, lengths: lengths, values: values)
     }
 
     /// The page (`range` of the chunk) decompressed, and where it starts in the heap. Byte-array
