@@ -34,7 +34,7 @@ struct ParquetWriterTests {
                 .int64(i % 2 == 0 ? Int64.max - Int64(i) : Int64.min + Int64(i)),
                 i % 6 == 4 ? .null : .int32(Int32(i) - 1000),
                 i % 8 == 5 ? .null : .float([1.5, -2.25, 0.1, 3.4e38][i % 4]),
-                i % 9 == 6 ? .null : .double([0.1, -1e300, 2.5, 5e-324][i % 4]),
+                i % 9 == 6 ? .null : .double([0.1, -1e300, 2.5, Double.leastNonzeroMagnitude][i % 4]),
                 i % 3 == 2 ? .null : .boolean(i % 2 == 0),
                 .boolean(i % 5 < 2),
             ]

@@ -21,7 +21,7 @@ enum PythonVenv {
         process.currentDirectoryURL = directory
         // stderr to a file, so only one pipe needs draining while the child runs.
         let errFile = directory.appendingPathComponent("stderr-\(UUID().uuidString).txt")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         let err = try FileHandle(forWritingTo: errFile)
         defer { try? err.close() }
         let out = Pipe()
