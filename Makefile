@@ -1,7 +1,7 @@
 # WebImage — the two commands people need are `make demo` and `make test`.
 SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev \
-         libarchive-dev zlib1g-dev
+         libarchive-dev zlib1g-dev libsnappy-dev libzstd-dev
 
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
 # libvips (what pyvips loads) for the thumbnail quality test. Slurm and munge for the bulk
@@ -15,11 +15,11 @@ SLURM_DEBS := slurm-wlm munge
 # encoders /info is checked against; moto, the S3-compatible server s3:// sources are
 # tested with (it brings boto3, which prepares its buckets); for the bulk mode, the
 # webdataset reader its tar shards are read back with and the parquet-to-CSV one-liners
-# of the README (pyarrow, duckdb).
+# of the README (pyarrow, duckdb); pandas, pyarrow and duckdb also check the parquet reader and writer.
 TEST_VENV := .build-test/venv
 TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
              "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1" \
-             "exifread-nocycle==3.0.1" "tfrecord==1.14.6"
+             "exifread-nocycle==3.0.1" "tfrecord==1.14.6" "pandas==3.1.1"
 
 # img2dataset itself, for the side-by-side test of `webimage img2dataset`: a venv of its own,
 # because it pins webdataset<0.3 and the venv above reads our shards with webdataset 1.0.
@@ -101,7 +101,7 @@ docs-pictures: test-venv
 HARDENING_SUITES := MustFailFileTests|TruncatedFileTests|DecompressionBombTests|FuzzRegressionTests
 CORPUS ?= $(if $(WEBIMAGE_CORPUS),$(WEBIMAGE_CORPUS),Tests/Fixtures/corpus)
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= sniff jpeg png gif webp avif heif jxl incremental animated diskcache proxypath
+FUZZ_TARGETS ?= sniff jpeg png gif webp avif heif jxl incremental animated diskcache proxypath parquet
 FUZZ_FLAGS ?= -max_len=65536 -rss_limit_mb=1024 -timeout=20
 
 # The hostile-file suites under AddressSanitizer, on every corpus file (not only the small ones).
@@ -136,7 +136,7 @@ fuzz: deps
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DWEBIMAGE_LIBFUZZER
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  case $$t in jpeg|png|gif|webp) dirs=$$t ;; avif) dirs="avif ../generated" ;; heif) dirs="heic ../generated" ;; \
-	    jxl) dirs="other ../generated" ;; animated) dirs="gif png webp" ;; sniff) dirs="jpeg png gif webp avif heic other" ;; proxypath) dirs="../fuzz-seeds/proxypath" ;; *) dirs="jpeg png gif webp" ;; esac; \
+	    jxl) dirs="other ../generated" ;; animated) dirs="gif png webp" ;; sniff) dirs="jpeg png gif webp avif heic other" ;; proxypath) dirs="../fuzz-seeds/proxypath" ;; parquet) dirs="../fuzz-seeds/parquet" ;; *) dirs="jpeg png gif webp" ;; esac; \
 	  mkdir -p fuzz-corpus/$$t fuzz-out/$$t; \
 	  for d in $$dirs; do \
 	    find $(CORPUS)/$$d -type f -size -64k -exec cp -n {} fuzz-corpus/$$t/ \; ; \

@@ -60,6 +60,11 @@ let package = Package(
         // Bulk mode (`fetch --file`): webdataset tar shards and gzip-compressed lists.
         .systemLibrary(name: "CArchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // Parquet page codecs: snappy (its C API) and zstd; gzip pages go through CZlib.
+        .systemLibrary(name: "CSnappy", providers: [.apt(["libsnappy-dev"])]),
+        .systemLibrary(name: "CZstd", providers: [.apt(["libzstd-dev"])]),
+        // The parquet reader and writer (bulk mode's lists and shard metadata): no image code.
+        .target(name: "Parquet", dependencies: ["CSnappy", "CZstd", "CZlib"]),
         // Pixels, formats, decoders and encoders: no networking, no caches.
         .target(
             name: "WebImageCodecs",
@@ -115,7 +120,7 @@ let package = Package(
             name: "webimage",
             dependencies: [
                 "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageServer", "CMalloc",
-                "CArchive", "CZlib",
+                "CArchive", "CZlib", "Parquet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -128,7 +133,7 @@ let package = Package(
             ]
         ),
         // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.
-        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage", "WebImageCodecs", "WebImageServer"], exclude: ["FUZZING.md"]),
+        .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage", "WebImageCodecs", "WebImageServer", "Parquet"], exclude: ["FUZZING.md"]),
         .testTarget(
             name: "WebImageTests",
             dependencies: [
@@ -156,6 +161,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "ParquetTests", dependencies: ["Parquet"]),
         // The README's examples, compiled; its test checks that none is missing.
         .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage"]),
     ],

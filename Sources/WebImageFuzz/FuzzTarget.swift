@@ -23,6 +23,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case diskcache
     /// The image proxy's URL language: presets, paths, signatures and the geometry plan.
     case proxypath
+    /// The parquet reader (bulk mode's `--input-format parquet`): footer, pages, codecs, encodings.
+    case parquet
 
     /// A limit well under the default, so libFuzzer spends its time in parsers rather
     /// than in filling huge, mostly empty canvases; the limit check itself stays covered.
@@ -47,6 +49,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .animated: Self.decodeLazily(data)
         case .diskcache: FuzzDiskCache.shared.read(data)
         case .proxypath: FuzzProxyPath.run(data)
+        case .parquet: FuzzParquet.run(data)
         }
     }
 

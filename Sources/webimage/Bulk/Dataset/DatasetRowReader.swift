@@ -29,6 +29,8 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
     private var parser: (any RowParser)?
     private var batch: [Item] = []
     private var batchStart = 0
+    /// A read error held back until the rows read before it are handed over.
+    private var deferredError: DatasetInputError?
 
     /// Lists the input files of `path`; throws when there are none or it cannot be read.
     init(path: String, formatName: String, format: InputFormat, columns: InputColumns) throws(DatasetInputError) {
@@ -83,22 +85,38 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
     }
 
     /// Up to ``batchSize`` items; empty at the very end. On `queue` only.
+    ///
+    /// A read error after some rows of the batch hands those rows over first and is thrown
+    /// by the next call, so the shards they complete are written before the job stops.
     private func readBatch() throws(DatasetInputError) -> [Item] {
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
         var items: [Item] = []
         while items.count < Self.batchSize, fileIndex < files.count {
-            if parser == nil { parser = try makeParser(files[fileIndex]) }
-            if let row = try parser?.next() {
-                items.append(.row(row))
-            } else {
-                parser = nil
-                fileIndex += 1
-                items.append(.fileEnd)
+            do throws(DatasetInputError) {
+                if parser == nil { parser = try makeParser(files[fileIndex]) }
+                if let row = try parser?.next() {
+                    items.append(.row(row))
+                } else {
+                    parser = nil
+                    fileIndex += 1
+                    items.append(.fileEnd)
+                }
+            } catch {
+                guard !items.isEmpty else { throw error }
+                deferredError = error
+                fileIndex = files.count
+                return items
             }
         }
         return items
     }
 
     private func makeParser(_ path: String) throws(DatasetInputError) -> any RowParser {
+        // Parquet is read by offsets from its footer: a file, not a zlib stream.
+        if format == .parquet { return try ParquetRowParser(path: path, columns: columns) }
         let file = try GzipFile(path: path)
         let picker = ColumnPicker(columns: columns)
         switch format {
@@ -120,6 +138,7 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
             return JSONArrayRowParser(splitter: JSONArraySplitter(file: file, prefix: head), picker: picker)
         case .csv: return try CSVRowParser(file: file, delimiter: ",", columns: columns)
         case .tsv: return try CSVRowParser(file: file, delimiter: "\t", columns: columns)
+        case .parquet: return try ParquetRowParser(path: path, columns: columns)
         }
     }
 

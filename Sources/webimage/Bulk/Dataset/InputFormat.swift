@@ -11,6 +11,8 @@ enum InputFormat: String, Sendable, CaseIterable {
     case json
     /// One JSON object per line; blank lines are skipped.
     case jsonl
+    /// Apache Parquet, read row group by row group with only the job's columns (``ParquetRowParser``).
+    case parquet
 
     /// Parses `txt`, `csv.gz`, … (the `.gz` suffix changes nothing: zlib detects gzip).
     init?(argument: String) {
@@ -19,7 +21,7 @@ enum InputFormat: String, Sendable, CaseIterable {
     }
 
     /// The accepted values, for messages.
-    static let names = "txt, csv, tsv, json, jsonl (each also .gz)"
+    static let names = "txt, csv, tsv, json, jsonl (each also .gz), parquet"
 }
 
 /// The columns a job reads: `--url-col`, `--caption-col`, `--save-additional-columns`.

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Per shard, in this order: the samples (tar members or files), then at the end the
 /// shard's tar or folder is renamed into place, its metadata `NNNNN.jsonl` (one line per
-/// row, failures included, in key order) is written and renamed, and last its
+/// row, failures included, in key order) and `NNNNN.parquet` (``ShardMetadataParquet``,
+/// the same rows) are written and renamed, and last its
 /// `NNNNN_stats.json`: a shard with a stats file is complete, which is what `--resume`
 /// and img2dataset's own resume look for.
 ///
@@ -27,6 +28,7 @@ final class ShardOutput: Sendable {
     private final class OpenShards: @unchecked Sendable {  // touched only on `queue`
         var writers: [Int: any ShardWriter] = [:]
         var metadata: [Int: Data] = [:]
+        var records: [Int: [SampleRecord]] = [:]
         var failed: Set<Int> = []
     }
 
@@ -61,6 +63,7 @@ final class ShardOutput: Sendable {
         queue.async { [self] in
             defer { pending.subtract(bytes, ordering: .relaxed) }
             open.metadata[shard, default: Data()].append(contentsOf: Array((record.json.compact() + "\n").utf8))
+            open.records[shard, default: []].append(record)
             guard !open.failed.contains(shard), !members.isEmpty else { return }
             do throws(ShardWriteError) {
                 try writer(for: shard).add(key: key, members: members, record: record)
@@ -76,6 +79,7 @@ final class ShardOutput: Sendable {
         queue.async { [self] in
             let name = naming.shardName(shard)
             let lines = open.metadata.removeValue(forKey: shard) ?? Data()
+            let records = open.records.removeValue(forKey: shard) ?? []
             defer { open.writers[shard] = nil }
             guard !open.failed.contains(shard) else { return }
             do throws(ShardWriteError) {
@@ -85,6 +89,7 @@ final class ShardOutput: Sendable {
                     let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
                     try ShardFiles.write(lines, to: metadata)
                     try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
+                    try ShardMetadataParquet.write(records, to: directory.appendingPathComponent("\(name).parquet").path)
                 }
                 let statsPartial = directory.appendingPathComponent(".\(name)_stats.json.partial")
                 try ShardFiles.write(Data(stats().json.utf8), to: statsPartial)
@@ -109,6 +114,7 @@ final class ShardOutput: Sendable {
             queue.async { [self] in
                 open.writers.removeAll()
                 open.metadata.removeAll()
+                open.records.removeAll()
                 continuation.resume()
             }
         }
@@ -134,6 +140,7 @@ final class ShardOutput: Sendable {
         open.failed.insert(shard)
         open.writers[shard] = nil
         open.metadata[shard] = nil
+        open.records[shard] = nil
         problems.withLock { $0.append(error.description) }
     }
 }

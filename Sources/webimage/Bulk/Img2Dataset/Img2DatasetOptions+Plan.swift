@@ -5,9 +5,6 @@ extension Img2DatasetOptions {
     /// The dataset job these options ask for.
     func plan() throws(UsageError) -> DatasetPlan {
         guard let format = InputFormat(argument: inputFormat) else {
-            if inputFormat.lowercased() == "parquet" {
-                throw UsageError("input_format parquet is not read by this build; use \(InputFormat.names)")
-            }
             throw UsageError("Invalid input format \(inputFormat); use \(InputFormat.names)")
         }
         guard let layout = ShardOutput.Layout(rawValue: outputFormat) else {

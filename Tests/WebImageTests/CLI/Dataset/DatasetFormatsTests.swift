@@ -70,9 +70,9 @@ struct DatasetFormatsTests {
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.contains("3 of 5 samples"), "\(run.out)")
 
-        // img2dataset's files: per shard a tar, a metadata file (ours: JSON lines) and stats; nothing else.
-        #expect(Set(TemporaryDirectory.names(in: out)) == ["00000.tar", "00000.jsonl", "00000_stats.json",
-                                                           "00001.tar", "00001.jsonl", "00001_stats.json"])
+        // img2dataset's files: per shard a tar, its parquet metadata (ours also as JSON lines) and stats; nothing else.
+        #expect(Set(TemporaryDirectory.names(in: out)) == ["00000.tar", "00000.jsonl", "00000.parquet", "00000_stats.json",
+                                                           "00001.tar", "00001.jsonl", "00001.parquet", "00001_stats.json"])
         let k = { (shard: Int, index: Int) in DatasetFixture.key(shard: shard, index: index, perShard: 3) }
         // N = 3: ceil(log10 3) = 1 digit for the index, 5 for the shard.
         #expect(k(1, 1) == "000011")
@@ -156,7 +156,7 @@ struct DatasetFormatsTests {
         #expect(!csv.keys.contains { $0.hasPrefix(".") || $0.contains("/.") }, "no partial file is left")
         // Every format gives the same images, captions and sample records (times aside).
         func samples(_ tree: [String: Data]) -> [String: Data] {
-            tree.filter { !$0.key.hasSuffix("_stats.json") && !$0.key.hasSuffix(".jsonl") }
+            tree.filter { !$0.key.hasSuffix("_stats.json") && !$0.key.hasSuffix(".jsonl") && !$0.key.hasSuffix(".parquet") }
         }
         for (name, tree) in results where name != "csv" {
             let theirs = samples(tree), ours = samples(csv)
@@ -217,7 +217,8 @@ struct DatasetFormatsTests {
             (["--file", csv, "--input-format", "csv"], "no column 'url'"),
             (["--file", csv, "--input-format", "csv", "--url-col", "link", "--caption-col", "caption"], "no column 'caption'"),
             (["--file", csv, "--input-format", "csv", "--save-additional-columns", "key"], "reserves"),
-            (["--file", csv, "--input-format", "parquet"], "Invalid input format"),
+            (["--file", csv, "--input-format", "xml"], "Invalid input format"),
+            (["--file", csv, "--input-format", "parquet"], "not a parquet file"),
             (["--file", csv, "--output-format", "parquet"], "Invalid output format"),
             (["--file", csv, "--resize-mode", "fit"], "Invalid option for resize_mode"),
             (["--file", csv, "--encode-format", "png", "--encode-quality", "95"], "--encode-quality"),

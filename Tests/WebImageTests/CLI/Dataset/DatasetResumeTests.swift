@@ -39,7 +39,7 @@ struct DatasetResumeTests {
         let whole = try await WebImageTool.run(["fetch", "--file", list, "--out", reference.path] + Self.flags)
         #expect(whole.status == 0, "\(whole.err)")
         let expected = try DatasetFixture.comparable(reference)
-        #expect(expected.count == 18, "6 shards × tar, jsonl, stats: \(expected.keys.sorted())")
+        #expect(expected.count == 24, "6 shards × tar, jsonl, parquet, stats: \(expected.keys.sorted())")
 
         isSlow.isOn = true
         let out = work.url.appendingPathComponent("out")
@@ -88,8 +88,9 @@ struct DatasetResumeTests {
             written.append(Set(DatasetFixture.tree(out).keys).subtracting(before))
         }
         // Shard s goes to job s mod 3: disjoint names.
-        #expect(written[0] == ["00000.tar", "00000.jsonl", "00000_stats.json", "00003.tar", "00003.jsonl", "00003_stats.json"])
-        #expect(written[1].count == 6 && written[2].count == 6 && written[1].isDisjoint(with: written[2]))
+        #expect(written[0] == ["00000.tar", "00000.jsonl", "00000.parquet", "00000_stats.json",
+                               "00003.tar", "00003.jsonl", "00003.parquet", "00003_stats.json"])
+        #expect(written[1].count == 8 && written[2].count == 8 && written[1].isDisjoint(with: written[2]))
         #expect(try DatasetFixture.comparable(out) == DatasetFixture.comparable(reference))
     }
 

@@ -30,7 +30,8 @@ struct Img2DatasetBehaviourTests {
                     "--output_format=webdataset"]
         let first = try await WebImageTool.run(base)
         #expect(first.status == 0, "\(first.err)")
-        let shards: Set<String> = ["00000.tar", "00000.jsonl", "00000_stats.json", "00001.tar", "00001.jsonl", "00001_stats.json"]
+        let shards: Set<String> = ["00000.tar", "00000.jsonl", "00000.parquet", "00000_stats.json",
+                                   "00001.tar", "00001.jsonl", "00001.parquet", "00001_stats.json"]
         #expect(Set(TemporaryDirectory.names(in: out)) == shards)
         // incremental (the default): both shards are done, nothing is fetched again.
         let before = origin.requestCount("/0.png")
@@ -67,7 +68,7 @@ struct Img2DatasetBehaviourTests {
                                               "--number_sample_per_shard=100"])
         #expect(run.status == 0, "\(run.err)")
         // img2dataset: shard "{:03d}", key "{:0(2+3)d}" of 10**2 · shard + index.
-        #expect(Set(TemporaryDirectory.names(in: out)) == ["000", "000.jsonl", "000_stats.json"])
+        #expect(Set(TemporaryDirectory.names(in: out)) == ["000", "000.jsonl", "000.parquet", "000_stats.json"])
         #expect(TemporaryDirectory.names(in: out.appendingPathComponent("000")).contains("00000.jpg"))
     }
 
@@ -207,7 +208,7 @@ struct Img2DatasetBehaviourTests {
                                               "--verify-hash", "h,md5", "--extract-exif", "--oom-shard-count", "3",
                                               "--output-format", "tfrecord", "--out", out.path])
         #expect(run.status == 0, "\(run.err)")
-        #expect(Set(TemporaryDirectory.names(in: out)) == ["000.tfrecord", "000.jsonl", "000_stats.json"])
+        #expect(Set(TemporaryDirectory.names(in: out)) == ["000.tfrecord", "000.jsonl", "000.parquet", "000_stats.json"])
         let lines = try String(contentsOf: out.appendingPathComponent("000.jsonl"), encoding: .utf8)
             .split(separator: "\n").map { try DatasetFixture.object(Data($0.utf8)) }
         #expect(lines[0]["md5"] as? String == md5 && lines[0]["exif"] as? String == "{}")

@@ -41,7 +41,7 @@ struct Img2DatasetOutputTests {
                                               "--thread_count=8", "--processes_count=2"])
         #expect(run.status == 0, "\(run.err)")
         #expect(run.err.contains("thread_count=8") && run.err.contains("processes_count=2"), "\(run.err)")
-        #expect(Set(TemporaryDirectory.names(in: out)) == ["00000", "00000.jsonl", "00000_stats.json"])
+        #expect(Set(TemporaryDirectory.names(in: out)) == ["00000", "00000.jsonl", "00000.parquet", "00000_stats.json"])
         let k = { (i: Int) in DatasetFixture.key(shard: 0, index: i, perShard: 10_000) }
         let folder = out.appendingPathComponent("00000")
         #expect(Set(TemporaryDirectory.names(in: folder)) == ["\(k(0)).jpg", "\(k(0)).json", "\(k(1)).jpg", "\(k(1)).json"])
@@ -148,7 +148,7 @@ struct Img2DatasetOutputTests {
                                               "--caption_col=caption", "--save_additional_columns=[score,n]",
                                               "--output_format=tfrecord", "--output_folder=\(out.path)"])
         #expect(run.status == 0, "\(run.err)")
-        #expect(Set(TemporaryDirectory.names(in: out)) == ["00000.tfrecord", "00000.jsonl", "00000_stats.json"])
+        #expect(Set(TemporaryDirectory.names(in: out)) == ["00000.tfrecord", "00000.jsonl", "00000.parquet", "00000_stats.json"])
         let records = try Img2DatasetFixture.records(Data(contentsOf: out.appendingPathComponent("00000.tfrecord")))
         // Failed samples are only in the metadata, as in img2dataset.
         #expect(records.count == 2)

@@ -1,0 +1,2 @@
+// zstd (Debian libzstd-dev): parquet's ZSTD pages.
+#include <zstd.h>
