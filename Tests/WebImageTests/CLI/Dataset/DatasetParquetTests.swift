@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImageTestOrigin
 
-/// Parquet lists are not read: the bulk article's two one-liners (BulkDatasets.md) (DuckDB, pyarrow) turn one into
+/// The bulk article's two one-liners (BulkDatasets.md) (DuckDB, pyarrow) that turn a parquet list into
 /// the CSV the job reads. Both run here, as written, in the test venv (`make test-venv`).
 @Suite("webimage fetch: the documented parquet one-liners", .serialized, .timeLimit(.minutes(3)))
 struct DatasetParquetTests {
