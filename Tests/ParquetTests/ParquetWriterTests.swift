@@ -137,6 +137,36 @@ struct ParquetWriterTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".partial") } == [])
     }
 
+    @Test("Row groups written as they fill: 250 rows in groups of 100 read back whole by every reader")
+    func rowGroups() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("grouped.parquet")
+        var writer = try ParquetFileWriter(path: path, fields: Self.fields, compression: .snappy, rowGroupRows: 100)
+        let rows = Self.rows(250)
+        for (index, row) in rows.enumerated() {
+            try writer.append(row)
+            // The first full group is on disk (in the partial file) before the file is finished.
+            if index == 100 {
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == [".grouped.parquet.partial"])
+            }
+        }
+        try writer.finish()
+        try check(path, rows: rows, in: folder)
+        let (groups, columns) = try Expected.readAll(path)
+        #expect(groups == [100, 100, 50])
+        #expect(columns["url"] == rows.map { $0[0] })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("parquet") } == ["grouped.parquet"])
+    }
+
+    @Test("An abandoned writer leaves no file")
+    func abandoned() throws {
+        let folder = try TemporaryFolder()
+        var writer = try ParquetFileWriter(path: folder.path("gone.parquet"), fields: Self.fields, rowGroupRows: 10)
+        for row in Self.rows(25) { try writer.append(row) }
+        writer.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == [])
+    }
+
     @Test("Several pages per column (over a MiB of captions)")
     func severalPages() throws {
         let folder = try TemporaryFolder()

@@ -17,7 +17,7 @@ struct DatasetOptions: ParsableArguments {
     @Option(name: .customLong("save-additional-columns"), help: "Columns copied into each sample's JSON, comma-separated: a,b.")
     var additionalColumns: String?
 
-    @Option(name: .customLong("output-format"), help: "files (NNNNN/KEY.jpg, KEY.txt, KEY.json), webdataset (NNNNN.tar), tfrecord (NNNNN.tfrecord) or dummy (stats only). Default files.")
+    @Option(name: .customLong("output-format"), help: "files (NNNNN/KEY.jpg, KEY.txt, KEY.json), webdataset (NNNNN.tar), parquet (NNNNN.parquet, the image in a binary column), tfrecord (NNNNN.tfrecord) or dummy (stats only). Default files.")
     var outputFormat: String?
 
     @Option(name: .customLong("number-sample-per-shard"), parsing: .unconditional, help: "Rows per shard: 1 to 100000000. Default 10000.")
@@ -143,7 +143,7 @@ struct DatasetOptions: ParsableArguments {
     func layout() throws -> ShardOutput.Layout {
         let name = outputFormat ?? "files"
         guard let layout = ShardOutput.Layout(rawValue: name) else {
-            throw ValidationError("Invalid output format \(name); use files, webdataset, tfrecord or dummy (parquet is not written)")
+            throw ValidationError("Invalid output format \(name); use files, webdataset, parquet, tfrecord or dummy")
         }
         return layout
     }

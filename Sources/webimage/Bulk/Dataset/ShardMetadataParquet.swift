@@ -56,7 +56,8 @@ enum ShardMetadataParquet {
         return .string
     }
 
-    private static func cell(_ value: JSONValue, as kind: ParquetField.Kind) -> ParquetValue {
+    /// `value` as a cell of a `kind` column (a value of another type is null, or its text in a string column).
+    static func cell(_ value: JSONValue, as kind: ParquetField.Kind) -> ParquetValue {
         switch (value, kind) {
         case (.null, _): .null
         case (.int(let i), .int64): .int64(Int64(i))

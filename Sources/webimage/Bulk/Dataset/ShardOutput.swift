@@ -21,6 +21,8 @@ final class ShardOutput: Sendable {
         case files, webdataset
         /// `NNNNN.tfrecord` (``TFRecordShardWriter``).
         case tfrecord
+        /// `NNNNN.parquet` with the image in a binary column (``ParquetShardWriter``).
+        case parquet
         /// Nothing but `NNNNN_stats.json`, as img2dataset's dummy writer.
         case dummy
     }
@@ -64,7 +66,8 @@ final class ShardOutput: Sendable {
             defer { pending.subtract(bytes, ordering: .relaxed) }
             open.metadata[shard, default: Data()].append(contentsOf: Array((record.json.compact() + "\n").utf8))
             open.records[shard, default: []].append(record)
-            guard !open.failed.contains(shard), !members.isEmpty else { return }
+            // A parquet shard has a row for every sample; the other layouts files for successes only.
+            guard !open.failed.contains(shard), !members.isEmpty || layout == .parquet else { return }
             do throws(ShardWriteError) {
                 try writer(for: shard).add(key: key, members: members, record: record)
             } catch {
@@ -89,7 +92,10 @@ final class ShardOutput: Sendable {
                     let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
                     try ShardFiles.write(lines, to: metadata)
                     try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
-                    try ShardMetadataParquet.write(records, to: directory.appendingPathComponent("\(name).parquet").path)
+                    // With the parquet layout the shard itself is NNNNN.parquet, metadata included.
+                    if layout != .parquet {
+                        try ShardMetadataParquet.write(records, to: directory.appendingPathComponent("\(name).parquet").path)
+                    }
                 }
                 let statsPartial = directory.appendingPathComponent(".\(name)_stats.json.partial")
                 try ShardFiles.write(Data(stats().json.utf8), to: statsPartial)
@@ -129,6 +135,7 @@ final class ShardOutput: Sendable {
         case .webdataset: writer = try TarShardWriter(directory: directory, shardName: name)
         case .files: writer = try FolderShardWriter(directory: directory, shardName: name)
         case .tfrecord: writer = try TFRecordShardWriter(directory: directory, shardName: name, imageExtension: imageExtension)
+        case .parquet: writer = ParquetShardWriter(directory: directory, shardName: name, imageExtension: imageExtension)
         case .dummy: throw ShardWriteError("the dummy output format has no shard writer")
         }
         open.writers[shard] = writer

@@ -8,7 +8,7 @@ extension Img2DatasetOptions {
             throw UsageError("Invalid input format \(inputFormat); use \(InputFormat.names)")
         }
         guard let layout = ShardOutput.Layout(rawValue: outputFormat) else {
-            throw UsageError("output_format \(outputFormat) is not written by this build; use files, webdataset, tfrecord or dummy")
+            throw UsageError("output_format \(outputFormat) is not written by this build; use files, webdataset, parquet, tfrecord or dummy")
         }
         switch distributor {
         case "multiprocessing": break

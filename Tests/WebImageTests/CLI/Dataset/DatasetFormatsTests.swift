@@ -219,7 +219,7 @@ struct DatasetFormatsTests {
             (["--file", csv, "--input-format", "csv", "--save-additional-columns", "key"], "reserves"),
             (["--file", csv, "--input-format", "xml"], "Invalid input format"),
             (["--file", csv, "--input-format", "parquet"], "not a parquet file"),
-            (["--file", csv, "--output-format", "parquet"], "Invalid output format"),
+            (["--file", csv, "--output-format", "xml"], "Invalid output format"),
             (["--file", csv, "--resize-mode", "fit"], "Invalid option for resize_mode"),
             (["--file", csv, "--encode-format", "png", "--encode-quality", "95"], "--encode-quality"),
         ]
