@@ -49,4 +49,8 @@ struct DatasetPlan: Sendable {
     /// Exit 1 when not one sample succeeded (`fetch --file`); `webimage img2dataset` exits 0
     /// as img2dataset does, after the same line on stderr.
     var failsWhenNothingSucceeds = false
+    /// Each shard's metadata also as `NNNNN.jsonl` (beside `NNNNN.parquet`): `fetch --file`
+    /// writes both; `webimage img2dataset` only with `--jsonl_metadata`, as img2dataset writes
+    /// parquet only.
+    var writesJSONLines = true
 }

@@ -78,6 +78,7 @@ struct DatasetRunner {
         let job = DatasetJob(settings: settings, reader: reader, fetcher: fetcher,
                              processor: SampleProcessor(settings: plan.image),
                              output: ShardOutput(directory: directory, layout: plan.layout, naming: naming,
+                                                 writesJSONLines: plan.writesJSONLines,
                                                  imageExtension: plan.image.format.rawValue),
                              doneShards: doneShards)
         let start = ContinuousClock.now

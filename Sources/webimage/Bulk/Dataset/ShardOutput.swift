@@ -6,9 +6,9 @@ import Synchronization
 /// queue of its own (tar and file writes block; they never run on the cooperative pool).
 ///
 /// Per shard, in this order: the samples (tar members or files), then at the end the
-/// shard's tar or folder is renamed into place, its metadata `NNNNN.jsonl` (one line per
-/// row, failures included, in key order) and `NNNNN.parquet` (``ShardMetadataParquet``,
-/// the same rows) are written and renamed, and last its
+/// shard's tar or folder is renamed into place, its metadata `NNNNN.parquet`
+/// (``ShardMetadataParquet``: one row per sample, failures included, in key order) and, with
+/// ``writesJSONLines``, `NNNNN.jsonl` (the same rows) are written and renamed, and last its
 /// `NNNNN_stats.json`: a shard with a stats file is complete, which is what `--resume`
 /// and img2dataset's own resume look for.
 ///
@@ -37,6 +37,8 @@ final class ShardOutput: Sendable {
     let directory: URL
     let layout: Layout
     let naming: ShardNaming
+    /// Whether `NNNNN.jsonl` is written beside `NNNNN.parquet`.
+    let writesJSONLines: Bool
     /// The image's extension (the encode format), for TFRecord's feature name.
     let imageExtension: String
     private let queue = DispatchQueue(label: "webimage.bulk.shards")
@@ -44,10 +46,11 @@ final class ShardOutput: Sendable {
     private let pending = Atomic<Int>(0)
     private let problems = Mutex<[String]>([])
 
-    init(directory: URL, layout: Layout, naming: ShardNaming, imageExtension: String = "jpg") {
+    init(directory: URL, layout: Layout, naming: ShardNaming, writesJSONLines: Bool = true, imageExtension: String = "jpg") {
         self.directory = directory
         self.layout = layout
         self.naming = naming
+        self.writesJSONLines = writesJSONLines
         self.imageExtension = imageExtension
     }
 
@@ -64,7 +67,9 @@ final class ShardOutput: Sendable {
         pending.add(bytes, ordering: .relaxed)
         queue.async { [self] in
             defer { pending.subtract(bytes, ordering: .relaxed) }
-            open.metadata[shard, default: Data()].append(contentsOf: Array((record.json.compact() + "\n").utf8))
+            if writesJSONLines {
+                open.metadata[shard, default: Data()].append(contentsOf: Array((record.json.compact() + "\n").utf8))
+            }
             open.records[shard, default: []].append(record)
             // A parquet shard has a row for every sample; the other layouts files for successes only.
             guard !open.failed.contains(shard), !members.isEmpty || layout == .parquet else { return }
@@ -89,9 +94,11 @@ final class ShardOutput: Sendable {
                 if layout != .dummy {
                     // A shard whose samples all failed still gets its (empty) tar or folder.
                     try writer(for: shard).finish()
-                    let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
-                    try ShardFiles.write(lines, to: metadata)
-                    try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
+                    if writesJSONLines {
+                        let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
+                        try ShardFiles.write(lines, to: metadata)
+                        try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
+                    }
                     // With the parquet layout the shard itself is NNNNN.parquet, metadata included.
                     if layout != .parquet {
                         try ShardMetadataParquet.write(records, to: directory.appendingPathComponent("\(name).parquet").path)

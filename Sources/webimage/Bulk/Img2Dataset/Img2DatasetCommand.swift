@@ -24,7 +24,8 @@ struct Img2DatasetCommand: AsyncParsableCommand {
         output_format files, input_format txt, encode_format jpg, encode_quality 95, \
         number_sample_per_shard 10000, compute_hash sha256, extract_exif True, timeout 10, \
         incremental_mode incremental). webimage adds --shard=I/N (split a job over N processes or \
-        machines), --per_host_concurrency=N and --ignore_ssl_certificate. --print-plan prints the \
+        machines), --per_host_concurrency=N, --ignore_ssl_certificate and --jsonl_metadata (each \
+        shard's metadata also as NNNNN.jsonl, beside NNNNN.parquet). --print-plan prints the \
         options as read, as JSON, and downloads nothing. The bulk article lists each option as \
         accepted, mapped or refused.
 

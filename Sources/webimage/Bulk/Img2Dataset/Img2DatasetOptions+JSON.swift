@@ -27,6 +27,7 @@ extension Img2DatasetOptions {
             ("ignore_ssl_certificate", .bool(ignoreSSLCertificate)),
             ("shard", shard.map { .string("\($0.index)/\($0.count)") } ?? .null),
             ("per_host_concurrency", .int(perHostConcurrency)),
+            ("jsonl_metadata", .bool(jsonlMetadata)),
         ]
         return .object(members)
     }

@@ -61,6 +61,7 @@ extension Img2DatasetOptions {
         plan.shardSelection = shard
         plan.incremental = incrementalMode
         plan.ignoresCertificates = ignoreSSLCertificate
+        plan.writesJSONLines = jsonlMetadata
         return plan
     }
 

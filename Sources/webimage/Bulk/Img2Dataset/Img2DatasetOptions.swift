@@ -9,9 +9,11 @@ import Foundation
 /// flag, `--noflag`, `True`/`False`, or 0/1; any other text is refused (Fire would pass the
 /// string on, and Python would take `false` as true).
 ///
-/// Three parameters are webimage's own, after img2dataset's: `ignore_ssl_certificate`
+/// Four parameters are webimage's own, after img2dataset's: `ignore_ssl_certificate`
 /// (img2dataset's later releases), `shard` (`I/N`: this process writes the shards whose
-/// number mod N is I, our way across machines) and `per_host_concurrency`.
+/// number mod N is I, our way across machines), `per_host_concurrency` and
+/// `jsonl_metadata` (each shard's metadata also as `NNNNN.jsonl`, beside img2dataset's
+/// `NNNNN.parquet`; off, so the folder holds what img2dataset's does).
 struct Img2DatasetOptions: Sendable {
     /// `download()`'s parameters in its order (Fire fills positional words in this order),
     /// then webimage's.
@@ -23,7 +25,7 @@ struct Img2DatasetOptions: Sendable {
         "wandb_project", "oom_shard_count", "compute_hash", "verify_hash", "distributor", "subjob_size", "retries",
         "disable_all_reencoding", "min_image_size", "max_image_area", "max_aspect_ratio", "incremental_mode",
         "max_shard_retry", "user_agent_token", "disallowed_header_directives",
-        "ignore_ssl_certificate", "shard", "per_host_concurrency",
+        "ignore_ssl_certificate", "shard", "per_host_concurrency", "jsonl_metadata",
     ]
 
     /// OpenCV's interpolation names img2dataset accepts (its `_INTER_STR_TO_CV2`).
@@ -68,6 +70,7 @@ struct Img2DatasetOptions: Sendable {
     var userAgentToken: String?
     var disallowedHeaderDirectives: [String]?
     var ignoreSSLCertificate = false
+    var jsonlMetadata = false
     var shard: (index: Int, count: Int)?
     var perHostConcurrency = DatasetOptions.defaultPerHostConcurrency
     /// The parameters the command line gave.
@@ -177,6 +180,7 @@ struct Img2DatasetOptions: Sendable {
         userAgentToken = try read.optionalString("user_agent_token")
         disallowedHeaderDirectives = try read.stringList("disallowed_header_directives")
         ignoreSSLCertificate = try read.bool("ignore_ssl_certificate") ?? ignoreSSLCertificate
+        jsonlMetadata = try read.bool("jsonl_metadata") ?? jsonlMetadata
         if let text = try read.string("shard") {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), (1...1_000_000).contains(n), (0..<n).contains(i)

@@ -26,7 +26,7 @@ struct Img2DatasetBehaviourTests {
         let work = try TemporaryDirectory()
         let list = try BulkFixture.list(urls, in: work)
         let out = work.url.appendingPathComponent("out")
-        let base = ["img2dataset", "--url_list=\(list)", "--output_folder=\(out.path)", "--number_sample_per_shard=2",
+        let base = ["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--output_folder=\(out.path)", "--number_sample_per_shard=2",
                     "--output_format=webdataset"]
         let first = try await WebImageTool.run(base)
         #expect(first.status == 0, "\(first.err)")
@@ -51,7 +51,7 @@ struct Img2DatasetBehaviourTests {
         #expect(Set(TemporaryDirectory.names(in: out)) == shards)
         // A folder holding the list itself is not emptied.
         let inside = try BulkFixture.list(urls, in: work, name: "inside.txt")
-        let refused = try await WebImageTool.run(["img2dataset", "--url_list=\(inside)", "--output_folder=\(work.url.path)",
+        let refused = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(inside)", "--output_folder=\(work.url.path)",
                                                   "--incremental_mode=overwrite"])
         #expect(refused.status == 2 && refused.err.contains("holds the list"), "\(refused.err)")
         #expect(FileManager.default.fileExists(atPath: inside))
@@ -63,7 +63,7 @@ struct Img2DatasetBehaviourTests {
         defer { Task { await origin.shutdown() } }
         let work = try TemporaryDirectory()
         let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(try BulkFixture.list(urls, in: work))",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(try BulkFixture.list(urls, in: work))",
                                               "--output_folder=\(out.path)", "--oom_shard_count=3",
                                               "--number_sample_per_shard=100"])
         #expect(run.status == 0, "\(run.err)")
@@ -79,7 +79,7 @@ struct Img2DatasetBehaviourTests {
         defer { Task { await origin.shutdown() } }
         let work = try TemporaryDirectory()
         let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(try BulkFixture.list(urls, in: work))",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(try BulkFixture.list(urls, in: work))",
                                               "--output_folder=\(out.path)", "--disable_all_reencoding=True",
                                               "--min_image_size=1000"])
         #expect(run.status == 0, "\(run.err)")
@@ -102,7 +102,7 @@ struct Img2DatasetBehaviourTests {
                                    ("bicubic", "keep_ratio_largest", (64, 43)), ("bilinear", "border", (64, 64)),
                                    ("nearest", "no", (300, 200))] {
             let out = work.url.appendingPathComponent("out-\(name)")
-            let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_folder=\(out.path)",
+            let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--output_folder=\(out.path)",
                                                   "--image_size=64", "--resize_mode=\(mode)", "--downscale_interpolation=\(name)",
                                                   "--upscale_interpolation=\(name)"])
             #expect(run.status == 0, "\(run.err)")
@@ -134,7 +134,7 @@ struct Img2DatasetBehaviourTests {
         let jsonl = "{\"url\": \"\(urls[0])\", \"boxes\": [[0.0, 0.0, 0.4, 1.0]]}\n"
         let list = try DatasetFixture.write(jsonl, "rows.jsonl", in: work)
         let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--input_format=jsonl",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--input_format=jsonl",
                                               "--bbox_col=boxes", "--resize_mode=no", "--encode_format=png",
                                               "--output_folder=\(out.path)"])
         #expect(run.status == 0, "\(run.err)")
@@ -168,7 +168,7 @@ struct Img2DatasetBehaviourTests {
         for (name, text) in [("columns", columns), ("records", records)] {
             let list = try DatasetFixture.write(text, "\(name).json", in: work)
             let out = work.url.appendingPathComponent("out-\(name)")
-            let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--input_format=json",
+            let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--input_format=json",
                                                   "--caption_col=caption", "--output_folder=\(out.path)"])
             #expect(run.status == 0, "\(name): \(run.err)")
             trees.append(try DatasetFixture.comparable(out))
@@ -186,7 +186,7 @@ struct Img2DatasetBehaviourTests {
         let list = try BulkFixture.list(urls, in: work)
         for flag in ["--noignore_ssl_certificate", "--ignore_ssl_certificate"] {
             let out = work.url.appendingPathComponent("out\(flag)")
-            let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_folder=\(out.path)", flag])
+            let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--output_folder=\(out.path)", flag])
             #expect(run.status == 0, "\(run.err)")
             let line = try DatasetFixture.object(Data(contentsOf: out.appendingPathComponent("00000.jsonl")))
             #expect(line["status"] as? String == (flag == "--ignore_ssl_certificate" ? "success" : "failed_to_download"),

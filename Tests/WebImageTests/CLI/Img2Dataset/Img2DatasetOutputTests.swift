@@ -37,7 +37,7 @@ struct Img2DatasetOutputTests {
         let work = try TemporaryDirectory()
         let list = try BulkFixture.list([o.url("/a.png"), o.url("/exif.jpg"), o.url("/missing.jpg")], in: work)
         let out = work.url.appendingPathComponent("images")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_folder=\(out.path)",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--output_folder=\(out.path)",
                                               "--thread_count=8", "--processes_count=2"])
         #expect(run.status == 0, "\(run.err)")
         #expect(run.err.contains("thread_count=8") && run.err.contains("processes_count=2"), "\(run.err)")
@@ -101,7 +101,7 @@ struct Img2DatasetOutputTests {
         for (name, digest) in expected {
             let out = work.url.appendingPathComponent("out-\(name)")
             let run = try await WebImageTool.run(["img2dataset", list, "--output_folder", out.path, "--compute_hash", name,
-                                                  "--noextract_exif"])
+                                                  "--noextract_exif", "--jsonl_metadata"])
             #expect(run.status == 0, "\(run.err)")
             let key = DatasetFixture.key(shard: 0, index: 0, perShard: 10_000)
             let text = try String(contentsOf: out.appendingPathComponent("00000/\(key).json"), encoding: .utf8)
@@ -121,7 +121,7 @@ struct Img2DatasetOutputTests {
         let csv = "url,h\n\(o.url("/a.png")),\(good)\n\(o.url("/a.png")),\(String(repeating: "0", count: 64))\n"
         let list = try DatasetFixture.write(csv, "rows.csv", in: work)
         let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--input_format=csv",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--input_format=csv",
                                               "--verify_hash=[\"h\",\"sha256\"]", "--output_folder=\(out.path)"])
         #expect(run.status == 0, "\(run.err)")
         let text = try String(contentsOf: out.appendingPathComponent("00000.jsonl"), encoding: .utf8)
@@ -144,7 +144,7 @@ struct Img2DatasetOutputTests {
         }.joined(separator: "\n")
         let list = try DatasetFixture.write(jsonl, "rows.jsonl", in: work)
         let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--input_format=jsonl",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--input_format=jsonl",
                                               "--caption_col=caption", "--save_additional_columns=[score,n]",
                                               "--output_format=tfrecord", "--output_folder=\(out.path)"])
         #expect(run.status == 0, "\(run.err)")
@@ -189,7 +189,7 @@ struct Img2DatasetOutputTests {
         let work = try TemporaryDirectory()
         let list = try BulkFixture.list([o.url("/a.png"), o.url("/missing.jpg"), o.url("/a.png")], in: work)
         let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_format=dummy",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)", "--output_format=dummy",
                                               "--number_sample_per_shard=2", "--output_folder=\(out.path)"])
         #expect(run.status == 0, "\(run.err)")
         #expect(Set(TemporaryDirectory.names(in: out)) == ["00000_stats.json", "00001_stats.json"])
@@ -220,7 +220,7 @@ struct Img2DatasetEXIFCorpusTests {
             try body.write(to: work.url.appendingPathComponent("\(i).jpg"))
         }
         let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(try BulkFixture.list(urls, in: work))",
+        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(try BulkFixture.list(urls, in: work))",
                                               "--output_folder=\(out.path)",
                                               "--disable_all_reencoding", "--output_format=files"])
         #expect(run.status == 0, "\(run.err)")

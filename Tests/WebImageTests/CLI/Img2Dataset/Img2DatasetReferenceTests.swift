@@ -63,7 +63,7 @@ struct Img2DatasetReferenceTests {
                                  "--number_sample_per_shard=3", "--compute_hash=md5", "--output_folder=\(out.path)",
                                  "--processes_count=1", "--thread_count=4"]
                 if tool == "webimage" {
-                    let run = try await WebImageTool.run(["img2dataset"] + arguments)
+                    let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata"] + arguments)
                     #expect(run.status == 0, "\(run.err)")
                 } else {
                     #expect(try await Self.runReference(arguments, in: work) == 0)
@@ -184,7 +184,7 @@ struct Img2DatasetReferenceTests {
                 for extra in runs {
                     let all = arguments + extra + ["--output_folder=\(out.path)", "--processes_count=1", "--thread_count=4"]
                     if tool == "webimage" {
-                        let run = try await WebImageTool.run(["img2dataset"] + all)
+                        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata"] + all)
                         #expect(run.status == 0, "\(name): \(run.err)")
                     } else {
                         #expect(try await Self.runReference(all, in: work) == 0, "\(name)")
@@ -234,7 +234,7 @@ struct Img2DatasetReferenceTests {
             let arguments = ["--url_list=\(list)", "--input_format=jsonl", "--bbox_col=b", "--resize_mode=no",
                              "--encode_format=png", "--encode_quality=9", "--output_folder=\(out.path)", "--processes_count=1"]
             if tool == "webimage" {
-                let run = try await WebImageTool.run(["img2dataset"] + arguments)
+                let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata"] + arguments)
                 #expect(run.status == 0, "\(run.err)")
             } else {
                 #expect(try await Self.runReference(arguments, in: work) == 0)
@@ -285,7 +285,7 @@ struct Img2DatasetReferenceTests {
                                  "--encode_format=png", "--encode_quality=9", "--output_folder=\(out.path)",
                                  "--processes_count=1"]
                 if tool == "webimage" {
-                    let run = try await WebImageTool.run(["img2dataset"] + arguments)
+                    let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata"] + arguments)
                     #expect(run.status == 0, "\(run.err)")
                 } else {
                     #expect(try await Self.runReference(arguments, in: work) == 0)
