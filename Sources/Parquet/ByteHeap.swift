@@ -10,10 +10,7 @@ import Darwin
 /// Large buffers are mapped with transparent huge pages requested: a row group's column is
 /// tens of megabytes written once, and faulting it in 4 KiB at a time cost a quarter of the
 /// reader's time.
-///
-/// `@unchecked Sendable`: written only while its column chunk is decoded, on one thread,
-/// and read-only once the ``ParquetColumn`` that holds it is returned.
-final class ByteHeap: @unchecked Sendable {
+final class ByteHeap: @unchecked Sendable {  // written while one thread decodes its chunk, read-only once returned
     private(set) var base: UnsafeMutableRawPointer
     private(set) var capacity: Int
     private var isMapped: Bool

@@ -60,7 +60,7 @@ struct DecodeCommand: AsyncParsableCommand {
         var line = JSONLine()
         line.add("file", file)
         do {
-            let data = try readFile()
+            let data = try ImageSource.fileData(for: file)
             if !eager, let animation = try await DecodeQueue.shared.run({ try AnimatedImage(data: data, options: options) }) {
                 try await decode(animation, bytes: data.count, start: start, line: line)
                 return
@@ -99,10 +99,6 @@ struct DecodeCommand: AsyncParsableCommand {
             CommandError.report(error, subject: file)
             throw ExitCode.failure
         }
-    }
-
-    private func readFile() throws -> Data {
-        try ImageSource.fileData(for: file)
     }
 
     private func write(_ image: DecodedImage, to path: String) throws {

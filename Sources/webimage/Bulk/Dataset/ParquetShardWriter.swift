@@ -38,7 +38,7 @@ final class ParquetShardWriter: ShardWriter {
         let image = members.first { $0.fileExtension == imageExtension }?.bytes
         do throws(ParquetError) {
             if writer == nil {
-                kinds = record.columns.map(Self.kind)
+                kinds = ShardMetadataParquet.kinds(of: [record])
                 let fields = zip(record.columns, kinds).map { ParquetField($0.name, $1) }
                     + [ParquetField(imageExtension, .binary)]
                 writer = try ParquetFileWriter(path: path, fields: fields, compression: .snappy,
@@ -58,21 +58,6 @@ final class ParquetShardWriter: ShardWriter {
             try writer.finish()
         } catch {
             throw ShardWriteError("cannot write \(path): \(error)")
-        }
-    }
-
-    /// A column's type from its first value (see the type's documentation).
-    private static func kind(_ column: SampleRecord.Column) -> ParquetField.Kind {
-        switch column.kind {
-        case .string: .string
-        case .int32: .int32
-        case .input:
-            switch column.value {
-            case .int: .int64
-            case .double: .double
-            case .bool: .boolean
-            default: .string
-            }
         }
     }
 }

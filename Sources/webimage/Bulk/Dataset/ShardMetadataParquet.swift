@@ -14,14 +14,7 @@ enum ShardMetadataParquet {
     static func write(_ records: [SampleRecord], to path: String) throws(ShardWriteError) {
         // The columns come from the first record: every record of a job has the same ones.
         // A shard has at least one row (shards are cut from rows read), so there is one.
-        let first = records.first?.columns ?? []
-        let columns: [(String, ParquetField.Kind)] = first.enumerated().map { index, column in
-            switch column.kind {
-            case .string: (column.name, .string)
-            case .int32: (column.name, .int32)
-            case .input: (column.name, kind(ofColumn: index, in: records))
-            }
-        }
+        let columns = zip((records.first?.columns ?? []).map(\.name), kinds(of: records)).map { ($0, $1) }
         do throws(ParquetError) {
             var writer = try ParquetFileWriter(path: path, fields: columns.map { ParquetField($0.0, $0.1) }, compression: .snappy)
             for record in records {
@@ -35,7 +28,19 @@ enum ShardMetadataParquet {
         }
     }
 
-    /// An input column's type, as pandas would infer it from the shard's values: int64 when
+    /// The parquet type of each column of `records` (the first record's columns): the
+    /// record's own for img2dataset's columns, inferred from the values for input columns.
+    static func kinds(of records: [SampleRecord]) -> [ParquetField.Kind] {
+        (records.first?.columns ?? []).enumerated().map { index, column in
+            switch column.kind {
+            case .string: .string
+            case .int32: .int32
+            case .input: kind(ofColumn: index, in: records)
+            }
+        }
+    }
+
+    /// An input column's type, as pandas would infer it from the given values: int64 when
     /// every value is an integer, double when every value is a number, boolean when every
     /// one is a boolean, else strings.
     private static func kind(ofColumn index: Int, in records: [SampleRecord]) -> ParquetField.Kind {

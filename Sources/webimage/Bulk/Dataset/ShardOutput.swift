@@ -13,7 +13,7 @@ import Synchronization
 /// and img2dataset's own resume look for.
 ///
 /// **Bounds.** ``pendingBytes`` counts the encoded bytes handed over and not written yet;
-/// the job stops starting samples while it is over its budget. A shard's metadata lines
+/// the job stops starting samples while it is over its budget. A shard's metadata records
 /// are held until the shard ends (a few hundred bytes per row).
 final class ShardOutput: Sendable {
     /// img2dataset's `output_format`s written here.
@@ -29,7 +29,6 @@ final class ShardOutput: Sendable {
 
     private final class OpenShards: @unchecked Sendable {  // touched only on `queue`
         var writers: [Int: any ShardWriter] = [:]
-        var metadata: [Int: Data] = [:]
         var records: [Int: [SampleRecord]] = [:]
         var failed: Set<Int> = []
     }
@@ -67,9 +66,6 @@ final class ShardOutput: Sendable {
         pending.add(bytes, ordering: .relaxed)
         queue.async { [self] in
             defer { pending.subtract(bytes, ordering: .relaxed) }
-            if writesJSONLines {
-                open.metadata[shard, default: Data()].append(contentsOf: Array((record.json.compact() + "\n").utf8))
-            }
             open.records[shard, default: []].append(record)
             // A parquet shard has a row for every sample; the other layouts files for successes only.
             guard !open.failed.contains(shard), !members.isEmpty || layout == .parquet else { return }
@@ -86,7 +82,6 @@ final class ShardOutput: Sendable {
     func finish(shard: Int, stats: @escaping @Sendable () -> ShardStats) {
         queue.async { [self] in
             let name = naming.shardName(shard)
-            let lines = open.metadata.removeValue(forKey: shard) ?? Data()
             let records = open.records.removeValue(forKey: shard) ?? []
             defer { open.writers[shard] = nil }
             guard !open.failed.contains(shard) else { return }
@@ -95,6 +90,8 @@ final class ShardOutput: Sendable {
                     // A shard whose samples all failed still gets its (empty) tar or folder.
                     try writer(for: shard).finish()
                     if writesJSONLines {
+                        // The lines are made from the same records as the parquet file.
+                        let lines = Data(records.map { $0.json.compact() + "\n" }.joined().utf8)
                         let metadata = directory.appendingPathComponent(".\(name).jsonl.partial")
                         try ShardFiles.write(lines, to: metadata)
                         try ShardFiles.move(metadata, to: directory.appendingPathComponent("\(name).jsonl"))
@@ -126,7 +123,6 @@ final class ShardOutput: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { [self] in
                 open.writers.removeAll()
-                open.metadata.removeAll()
                 open.records.removeAll()
                 continuation.resume()
             }
@@ -153,7 +149,6 @@ final class ShardOutput: Sendable {
     private func fail(_ shard: Int, _ error: ShardWriteError) {
         open.failed.insert(shard)
         open.writers[shard] = nil
-        open.metadata[shard] = nil
         open.records[shard] = nil
         problems.withLock { $0.append(error.description) }
     }
