@@ -2,6 +2,7 @@
 # The parquet reader's rows/s for url+caption on one core, in a release build of the Parquet
 # target alone (a scratch package of symlinks, so nothing else of the project is built).
 # Needs the test venv (make test-venv) for pyarrow. Usage: Benchmarks/ParquetRead/run.sh
+# `run.sh --build-only` builds the reader and stops (`make bench` does, for its parquet row).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$root/.build-parquet-bench
@@ -17,6 +18,10 @@ let package = Package(name: "parquet-read", targets: [
     .executableTarget(name: "parquet-read", dependencies: ["Parquet"]),
 ], swiftLanguageModes: [.v6])
 SWIFT
+if [ "${1:-}" = --build-only ]; then
+  (cd "$work" && swift build -c release --product parquet-read 2>&1 | tail -1)
+  exit 0
+fi
 [ -f "$work/data/laion-none.parquet" ] || "$root/.build-test/venv/bin/python" "$root/Benchmarks/ParquetRead/make_laion.py" "$work/data"
 (cd "$work" && swift build -c release --product parquet-read 2>&1 | tail -1)
 core=$(( $(nproc) - 1 ))

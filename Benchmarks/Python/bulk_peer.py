@@ -1,11 +1,17 @@
-"""The bulk rows of `Benchmarks/compare`: a CSV of image URLs with captions turned into
-webdataset tar shards (border 256, JPEG q95, 1,000 samples per shard) by `webimage fetch
---file` (ours) and by img2dataset 1.47 (the peer), each measured the same way, then both
-outputs checked and scored.
+"""The bulk rows of `Benchmarks/compare`: a LAION-style parquet list of image URLs with
+captions turned into webdataset tar shards with parquet metadata (border 256, JPEG q95, 1,000
+samples per shard) by `webimage img2dataset` (ours) and by img2dataset 1.47 (the peer), with
+the same arguments in img2dataset's spelling (`--input_format parquet --url_col URL
+--caption_col TEXT …`), each measured the same way, then both outputs checked and scored.
 
-    bulk_peer.py ours --bin WEBIMAGE LIST OUT [--size 256] [--quality 95] [--per-shard 1000] [--concurrency 32]
+    bulk_peer.py list ROWS.json LIST.parquet
+    bulk_peer.py ours --bin WEBIMAGE LIST OUT [--size 256] [--quality 95] [--per-shard 1000] [--processes 2] [--concurrency 32]
     bulk_peer.py img2dataset LIST OUT [--size 256] [--quality 95] [--per-shard 1000] [--processes 2] [--threads 16]
     bulk_peer.py check LIST OURS_OUT PEER_OUT --sources DIR [--size 256] [--sample 300]
+
+`list` writes the rows (a JSON array of objects with URL, TEXT, similarity, WIDTH, HEIGHT;
+nulls kept) as LAION's metadata files are written: pyarrow, snappy, dictionary encoding,
+string URL/TEXT, double similarity, int64 WIDTH/HEIGHT; it prints `ok` and the encodings.
 
 A run prints one JSON object: `samples` (wall seconds), `opsPerSample` (successful samples,
 from the shards' `_stats.json`), `peakRSSBytes` (the peak of the summed PSS — RSS with shared
@@ -14,14 +20,14 @@ img2dataset runs several processes), `cpuSeconds` (user + system of the tree, fr
 `coresBusy` (cpuSeconds / wall).
 
 `check` opens our shards with the `webdataset` package and requires every sample's image,
-caption and JSON to agree with the list, then scores both sides' thumbnails by PSNR against
-a reference made from the source file: a full decode (Pillow, no EXIF rotation, alpha on
-white), Lanczos to img2dataset's border size, white padding. It prints `ok`, `verified`,
-`problems`, `oursPSNR`, `peerPSNR` (mean dB over the samples both sides wrote).
+caption and JSON to agree with the list (img2dataset writes a null caption as an empty `.txt`
+and `null` in the JSON), then scores both sides' thumbnails by PSNR against a reference made
+from the source file: a full decode (Pillow, no EXIF rotation, alpha on white), Lanczos to
+img2dataset's border size, white padding. It prints `ok`, `verified`, `problems`, `oursPSNR`,
+`peerPSNR` (mean dB over the samples both sides wrote).
 """
 
 import argparse
-import csv
 import glob
 import hashlib
 import io
@@ -160,9 +166,28 @@ def read_shards(out_dir):
     return {s["__key__"]: s for s in wds.WebDataset(shards, shardshuffle=False)}
 
 
+def write_list(args):
+    """The rows of a JSON file as a LAION-style parquet file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rows = json.load(open(args.list))
+    table = pa.table({"URL": pa.array([r["URL"] for r in rows], pa.string()),
+                      "TEXT": pa.array([r["TEXT"] for r in rows], pa.string()),
+                      "similarity": pa.array([r["similarity"] for r in rows], pa.float64()),
+                      "WIDTH": pa.array([r["WIDTH"] for r in rows], pa.int64()),
+                      "HEIGHT": pa.array([r["HEIGHT"] for r in rows], pa.int64())})
+    pq.write_table(table, args.out, compression="snappy", use_dictionary=True, row_group_size=4096)
+    meta = pq.ParquetFile(args.out).metadata
+    print(json.dumps({"ok": True, "rows": meta.num_rows, "rowGroups": meta.num_row_groups,
+                      "dictionary": all(meta.row_group(g).column(c).has_dictionary_page
+                                        for g in range(meta.num_row_groups) for c in range(meta.num_columns))}))
+    return 0
+
+
 def check(args):
     from PIL import Image
-    rows = list(csv.DictReader(open(args.list, newline="")))
+    import pyarrow.parquet as pq
+    rows = pq.read_table(args.list, columns=["URL", "TEXT"]).to_pylist()
     problems = []
     ours = read_shards(args.out)
     peer = read_shards(args.peer) if args.peer and os.path.isdir(args.peer) else {}
@@ -177,9 +202,10 @@ def check(args):
             problems.append(f"{key}: no such row")
             continue
         meta = json.loads(sample["json"])
-        if sample.get("txt", b"").decode("utf-8") != row["caption"] or meta.get("caption") != row["caption"]:
+        caption = "" if row["TEXT"] is None else row["TEXT"]
+        if sample.get("txt", b"").decode("utf-8") != caption or meta.get("caption") != row["TEXT"]:
             problems.append(f"{key}: caption differs")
-        if meta.get("url") != row["url"] or meta.get("key") != key or meta.get("status") != "success":
+        if meta.get("url") != row["URL"] or meta.get("key") != key or meta.get("status") != "success":
             problems.append(f"{key}: json differs")
         try:
             image = Image.open(io.BytesIO(sample["jpg"]))
@@ -190,7 +216,7 @@ def check(args):
     keys = sorted(set(ours) & set(peer))[: args.sample] if peer else sorted(ours)[: args.sample]
     ours_scores, peer_scores = [], []
     for key in keys:
-        source = Path(args.sources) / Path(by_key[key]["url"]).name
+        source = Path(args.sources) / Path(by_key[key]["URL"]).name
         try:
             reference = reference_thumbnail(source, args.size)
         except Exception:  # noqa: BLE001 - a source Pillow cannot read is skipped for both sides
@@ -207,9 +233,19 @@ def check(args):
     return 0
 
 
+def common(args):
+    """The job in img2dataset's spelling, the same on both sides: LAION's parquet columns,
+    webdataset shards, border resize, JPEG at the given quality, no retries, no wandb."""
+    return ["--input_format", "parquet", "--url_col", "URL", "--caption_col", "TEXT",
+            "--output_folder", args.out, "--output_format", "webdataset",
+            "--number_sample_per_shard", str(args.per_shard), "--image_size", str(args.size),
+            "--resize_mode", "border", "--encode_format", "jpg", "--encode_quality", str(args.quality),
+            "--retries", "0", "--timeout", "30", "--enable_wandb", "False", "--distributor", "multiprocessing"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("side", choices=["ours", "img2dataset", "check"])
+    parser.add_argument("side", choices=["list", "ours", "img2dataset", "check"])
     parser.add_argument("list")
     parser.add_argument("out")
     parser.add_argument("peer", nargs="?")
@@ -223,32 +259,29 @@ def main():
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--sample", type=int, default=300)
     args = parser.parse_args()
+    if args.side == "list":
+        return write_list(args)
     if args.side == "check":
         return check(args)
     if args.side == "ours":
         if not args.bin or not os.access(args.bin, os.X_OK):
             print(json.dumps({"ok": False, "notMeasured": "webimage not built (swift build -c release --product webimage)"}))
             return 1
-        # --per-host-concurrency as many as the transfers: every URL is on one local nginx,
-        # and img2dataset has no per-host limit.
-        command = [args.bin, "fetch", "--file", args.list, "--input-format", "csv", "--url-col", "url",
-                   "--caption-col", "caption", "--output-format", "webdataset",
-                   "--number-sample-per-shard", str(args.per_shard), "--resize-mode", "border",
-                   "--image-size", str(args.size), "--encode-format", "jpg", "--encode-quality", str(args.quality),
-                   "--concurrency", str(args.concurrency), "--per-host-concurrency", str(args.concurrency),
-                   "--timeout", "30", "--out", args.out]
+        # img2dataset's own arguments, as the peer's below, except: thread_count is the transfers
+        # at once over the whole job here (img2dataset's is per process, so processes × threads
+        # there), and per_host_concurrency (ours) as many as the transfers, since every URL is
+        # on one local nginx and img2dataset has no per-host limit.
+        command = [args.bin, "img2dataset", "--url_list", args.list] + common(args) + [
+            "--processes_count", str(args.processes), "--thread_count", str(args.concurrency),
+            "--per_host_concurrency", str(args.concurrency)]
         env = None
     else:
         binary = Path(sys.executable).parent / "img2dataset"
         if not binary.exists():
             print(json.dumps({"ok": False, "notMeasured": "img2dataset not installed (make -C Benchmarks venv)"}))
             return 1
-        command = [str(binary), "--url_list", args.list, "--input_format", "csv", "--url_col", "url",
-                   "--caption_col", "caption", "--output_folder", args.out, "--output_format", "webdataset",
-                   "--processes_count", str(args.processes), "--thread_count", str(args.threads),
-                   "--number_sample_per_shard", str(args.per_shard), "--image_size", str(args.size),
-                   "--resize_mode", "border", "--encode_format", "jpg", "--encode_quality", str(args.quality),
-                   "--retries", "0", "--timeout", "30", "--enable_wandb", "False", "--distributor", "multiprocessing"]
+        command = [str(binary), "--url_list", args.list] + common(args) + [
+            "--processes_count", str(args.processes), "--thread_count", str(args.threads)]
         # albumentations would ask PyPI for a newer version at import.
         env = dict(os.environ, NO_ALBUMENTATIONS_UPDATE="1")
     report = measure(command, args.out, env)
