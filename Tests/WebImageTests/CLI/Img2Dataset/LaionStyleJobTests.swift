@@ -9,16 +9,32 @@ import Testing
 /// the check script from the list and the served folder (``LaionStyleFixture``).
 @Suite("webimage img2dataset: a LAION-style parquet job from nginx", .serialized, .timeLimit(.minutes(3)))
 struct LaionStyleJobTests {
-    /// img2dataset's dataset_examples/laion400m.md (1.47), with this test's list and folder:
+    /// img2dataset's dataset_examples/laion400m.md (1.47), as its shell reads it:
     ///
     ///     img2dataset --url_list laion400m-meta --input_format "parquet"\
     ///              --url_col "URL" --caption_col "TEXT" --output_format webdataset\
     ///                --output_folder laion400m-data --processes_count 16 --thread_count 128 --image_size 256\
     ///                  --save_additional_columns '["NSFW","similarity","LICENSE"]' --enable_wandb True
-    static func invocation(list: String, output: String) -> [String] {
-        ["img2dataset", "--url_list", list, "--input_format", "parquet", "--url_col", "URL", "--caption_col", "TEXT",
-         "--output_format", "webdataset", "--output_folder", output, "--processes_count", "16", "--thread_count", "128",
-         "--image_size", "256", "--save_additional_columns", #"["NSFW","similarity","LICENSE"]"#, "--enable_wandb", "True"]
+    static let laion400m = ["--url_list", "laion400m-meta", "--input_format", "parquet", "--url_col", "URL",
+                            "--caption_col", "TEXT", "--output_format", "webdataset", "--output_folder", "laion400m-data",
+                            "--processes_count", "16", "--thread_count", "128", "--image_size", "256",
+                            "--save_additional_columns", #"["NSFW","similarity","LICENSE"]"#, "--enable_wandb", "True"]
+
+    /// The bulk article's LAION command (BulkDatasets.md), split into words by bash: the lines
+    /// from `webimage img2dataset --url_list laion400m-meta` to the first without a `\`.
+    static func articleCommand() async throws -> [String] {
+        let article = try String(contentsOf: Corpus.packageRoot.appendingPathComponent(
+            "Sources/WebImage/WebImage.docc/BulkDatasets.md"), encoding: .utf8)
+        let lines = article.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("webimage img2dataset --url_list laion400m-meta") },
+                                 "the article has no LAION command")
+        var end = start
+        while lines[end].hasSuffix("\\"), end + 1 < lines.count { end += 1 }
+        let text = lines[start...end].joined(separator: "\n")
+        let (status, words) = try await SlurmCluster.runCapturing(
+            "/bin/bash", ["-c", #"eval "set -- $1"; printf '%s\n' "$@""#, "bash", text], environment: [:])
+        try #require(status == 0, "\(words)")
+        return words.split(separator: "\n").map(String.init)
     }
 
     @Test("10,000 LAION-style rows → one webdataset shard whose samples, parquet metadata and stats agree with the list")
@@ -46,9 +62,14 @@ struct LaionStyleJobTests {
             #expect(column["compression"] as? [String] == ["SNAPPY"] && (column["nulls"] as? Int ?? 0) > 0, "\(name): \(column)")
         }
 
-        // When img2dataset's LAION-400M command runs on it.
+        // When the article's LAION command runs on it: img2dataset's LAION-400M line, word for
+        // word, with this test's folders for the list and the output.
+        let command = try await Self.articleCommand()
+        #expect(Array(command.prefix(2)) == ["webimage", "img2dataset"] && Array(command.dropFirst(2)) == Self.laion400m,
+                "\(command)")
+        let arguments = command.dropFirst().map { $0 == "laion400m-meta" ? list : $0 == "laion400m-data" ? out.path : $0 }
         let started = ContinuousClock.now
-        let run = try await WebImageTool.run(Self.invocation(list: list, output: out.path))
+        let run = try await WebImageTool.run(Array(arguments))
         let elapsed = ContinuousClock.now - started
         #expect(run.status == 0, "\(run.err)")
         print("LAION-style job: 10,000 rows in \(elapsed) (debug build)")
