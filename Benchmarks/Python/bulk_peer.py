@@ -198,8 +198,8 @@ def check(args):
         by_key[key] = row
     for key, sample in ours.items():
         row = by_key.get(key)
-        if row is None:
-            problems.append(f"{key}: no such row")
+        if row is None or row["URL"] is None:
+            problems.append(f"{key}: " + ("no such row" if row is None else "a sample for a row without a URL"))
             continue
         meta = json.loads(sample["json"])
         caption = "" if row["TEXT"] is None else row["TEXT"]
@@ -216,6 +216,8 @@ def check(args):
     keys = sorted(set(ours) & set(peer))[: args.sample] if peer else sorted(ours)[: args.sample]
     ours_scores, peer_scores = [], []
     for key in keys:
+        if by_key.get(key, {}).get("URL") is None:
+            continue
         source = Path(args.sources) / Path(by_key[key]["URL"]).name
         try:
             reference = reference_thumbnail(source, args.size)
