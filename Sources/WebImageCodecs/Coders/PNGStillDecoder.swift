@@ -57,7 +57,7 @@ enum PNGStillDecoder {
         let width = Int(info.width), height = Int(info.height)
         var resampler = Resampler(sourceWidth: width, sourceHeight: height, width: target.width, height: target.height,
                                   isOpaque: info.has_alpha == 0)
-        // At most 128 KiB of rows at a time: under `webimage serve`'s 256 KiB mmap threshold,
+        // At most 128 KiB of rows at a time: under glibc's default 128 KiB mmap threshold,
         // so the strip comes from the heap instead of fresh pages each image.
         let stripHeight = max(1, min(height, OrientationWriter.stripHeight, (128 << 10) / (width * 4)))
         var strip = PixelBuffer(width: width, height: stripHeight)
