@@ -171,40 +171,42 @@ struct SampleProcessor: Sendable {
     static func crop(_ pixels: PixelBuffer, _ crop: (x: Int, y: Int, side: Int)) -> PixelBuffer {
         let x0 = max(0, crop.x), y0 = max(0, crop.y)
         let w = max(1, min(crop.side, pixels.width - x0)), h = max(1, min(crop.side, pixels.height - y0))
-        var out = PixelBuffer(width: w, height: h)
-        let source = pixels.bytes
-        out.withUnsafeMutableBytes { dst in
-            for row in 0..<h {
-                let from = ((y0 + row) * pixels.width + x0) * 4
-                for i in 0..<(w * 4) { dst[row * w * 4 + i] = source[from + i] }
+        return pixels.bytes.withUnsafeBufferPointer { source in
+            PixelBuffer(width: w, height: h) { dst in
+                guard let from = source.baseAddress, let to = dst.baseAddress else { return }
+                for row in 0..<h {
+                    (to + row * w * 4).update(from: from + ((y0 + row) * pixels.width + x0) * 4, count: w * 4)
+                }
             }
         }
-        return out
     }
 
-    /// `pixels` inside a frame of `color`.
+    /// `pixels` inside a border of `color`: each output row written once (the border's
+    /// pixels as one repeated 32-bit word, the image's rows copied whole), so a 256×256
+    /// sample costs a few hundred row copies instead of a loop over its bytes.
     static func pad(_ pixels: PixelBuffer, _ padding: (top: Int, bottom: Int, left: Int, right: Int),
                     color: (r: UInt8, g: UInt8, b: UInt8)) -> PixelBuffer {
         let w = pixels.width + padding.left + padding.right
         let h = pixels.height + padding.top + padding.bottom
-        var out = PixelBuffer(width: w, height: h)
-        let source = pixels.bytes
-        out.withUnsafeMutableBytes { dst in
-            var i = 0
-            while i < dst.count {
-                dst[i] = color.r
-                dst[i + 1] = color.g
-                dst[i + 2] = color.b
-                dst[i + 3] = 255
-                i += 4
-            }
-            for row in 0..<pixels.height {
-                let to = ((padding.top + row) * w + padding.left) * 4
-                let from = row * pixels.width * 4
-                for j in 0..<(pixels.width * 4) { dst[to + j] = source[from + j] }
+        let word = [color.r, color.g, color.b, 255].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        return pixels.bytes.withUnsafeBufferPointer { source in
+            PixelBuffer(width: w, height: h) { dst in
+                guard let to = UnsafeMutableRawPointer(dst.baseAddress) else { return }
+                let words = to.bindMemory(to: UInt32.self, capacity: w * h)
+                for row in 0..<h {
+                    let line = words + row * w
+                    let inside = row >= padding.top && row < padding.top + pixels.height
+                    guard inside, let from = source.baseAddress else {
+                        line.update(repeating: word, count: w)
+                        continue
+                    }
+                    line.update(repeating: word, count: padding.left)
+                    UnsafeMutableRawPointer(line + padding.left).copyMemory(
+                        from: from + (row - padding.top) * pixels.width * 4, byteCount: pixels.width * 4)
+                    (line + padding.left + pixels.width).update(repeating: word, count: padding.right)
+                }
             }
         }
-        return out
     }
 }
 
