@@ -75,18 +75,21 @@ struct CallbackAdapterTests {
         answering.loadImage(with: url, options: [.queryDiskDataSync], completed: recorder.record)
         #expect(recorder.all.map(\.cacheType) == [.disk])
 
-        // The default answer, nil: the hit comes on the callback queue, after loadImage returned.
-        f.cache.clearMemory()
-        let waiting = ImageManager(cache: CountingCache(f.cache), loader: f.downloader)
-        let later = ResultRecorder()
-        var context = WebImageContext()
-        context.callbackQueue = DispatchQueue(label: "test.callbacks")
-        // Suspended, the queue cannot run anything, so only a synchronous delivery could be seen here.
-        context.callbackQueue?.suspend()
-        waiting.loadImage(with: url, options: [.queryDiskDataSync], context: context, completed: later.record)
-        #expect(later.all.isEmpty)
-        context.callbackQueue?.resume()
-        #expect(await later.wait(for: 1).map(\.cacheType) == [.disk])
+        // The default answer, nil (a custom cache, and the chain): the hit comes on the
+        // callback queue, after loadImage returned.
+        for cache: any ImageCaching in [CountingCache(f.cache), ImageCachesManager(caches: [f.cache])] {
+            f.cache.clearMemory()
+            let waiting = ImageManager(cache: cache, loader: f.downloader)
+            let later = ResultRecorder()
+            var context = WebImageContext()
+            context.callbackQueue = DispatchQueue(label: "test.callbacks")
+            // Suspended, the queue cannot run anything, so only a synchronous delivery could be seen here.
+            context.callbackQueue?.suspend()
+            waiting.loadImage(with: url, options: [.queryDiskDataSync], context: context, completed: later.record)
+            #expect(later.all.isEmpty, "\(type(of: cache))")
+            context.callbackQueue?.resume()
+            #expect(await later.wait(for: 1).map(\.cacheType) == [.disk], "\(type(of: cache))")
+        }
         #expect(f.origin.requestCount("/sync.png") == 0)
         await f.shutdown()
     }
