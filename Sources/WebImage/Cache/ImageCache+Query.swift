@@ -32,11 +32,12 @@ extension ImageCache {
         return keepDiskHit(decoded, data: data, key: key, memoryKey: context.memoryKey(forKey: key), options: decodeOptions)
     }
 
-    /// The same query with every step on the calling thread, blocking it on the disk and
-    /// the decode: the callback form's ``ImageCacheOptions/queryDiskDataSync`` and
-    /// ``ImageCacheOptions/queryMemoryDataSync``, which SDWebImage code asks for
-    /// explicitly. Never called from an `async` function.
-    func queryImageBlocking(forKey key: String, options: ImageCacheOptions, context: ImageCacheContext) -> ImageCacheQueryResult {
+    /// The same query with every step on the calling thread, blocking it on the disk read
+    /// and the decode; see ``ImageCaching/queryImageSynchronously(forKey:options:context:)``.
+    /// An ``ImageCache`` always answers. Never call it from `async` code.
+    public func queryImageSynchronously(
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) -> ImageCacheQueryResult? {
         if var hit = memoryHit(forKey: key, options: options, context: context) {
             if options.contains(.queryMemoryData), config.shouldUseDisk { hit.data = diskCache.readDataSync(forKey: key) }
             return hit

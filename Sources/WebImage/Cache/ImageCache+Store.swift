@@ -28,27 +28,11 @@ extension ImageCache {
         store(image, data: data, extendedData: extendedData, forKey: key, cacheType: cacheType, completion: nil)
     }
 
-    /// Stores `image` in memory now and, with `toDisk`, its `data` on disk in the
-    /// background (without `data` the image is encoded first, see
-    /// ``preferredEncodingFormat(for:)``). `completion` runs on ``callbackQueue`` when the
-    /// disk part is done; without one a failure is logged.
-    public func store(
-        _ image: DecodedImage, data: Data? = nil, forKey key: String, toDisk: Bool = true,
-        completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
-    ) {
-        store(image, data: data, extendedData: nil, forKey: key, cacheType: toDisk ? .all : .memory, completion: completion)
-    }
-
-    /// ``ImageCaching/store(_:data:forKey:cacheType:)`` with a completion on
-    /// ``callbackQueue``; the memory part is done when this returns.
-    public func store(
-        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
-        completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
-    ) {
-        store(image, data: data, extendedData: nil, forKey: key, cacheType: cacheType, completion: completion)
-    }
-
-    private func store(
+    /// The memory part now, then the disk part in the background; `completion` (on
+    /// ``callbackQueue``) hears how the disk part went, and without one a failure is
+    /// logged. The background store and the callback forms
+    /// (`ImageCache+Callbacks.swift`) share it.
+    func store(
         _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType,
         completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
     ) {

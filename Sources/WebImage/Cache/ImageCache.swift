@@ -18,8 +18,10 @@ import Logging
 /// Thread-safe. Where the work runs: memory lookups on the calling thread; disk reads on
 /// the calling task when the kernel has the file cached, else on ``Config/ioPool``
 /// (see ``DiskCache/data(forKey:)``); disk writes on the disk cache's serial I/O queue;
-/// decoding and encoding on ``Config/decodeQueue``. The callback forms' completions run
-/// on ``callbackQueue`` (``Config/callbackQueue``, by default a serial queue of the cache).
+/// decoding and encoding on ``Config/decodeQueue``. The callback forms (it adopts
+/// ``ImageCachingCallbacks``; see the `Callbacks` folder) run their completions on the
+/// query context's callback queue, else on ``callbackQueue`` (``Config/callbackQueue``,
+/// by default a serial queue of the cache).
 public final class ImageCache: ImageCaching {
     /// The shared cache: namespace `"default"` in the default directory.
     public static let shared = ImageCache(namespace: "default")
@@ -30,7 +32,8 @@ public final class ImageCache: ImageCaching {
     public let memoryCache: MemoryCache<String, DecodedImage>
     /// The encoded data.
     public let diskCache: DiskCache
-    /// Where the callback forms deliver when a query's context names no queue.
+    /// Where the callback forms (``ImageCachingCallbacks``) deliver when a query's
+    /// context names no queue.
     public let callbackQueue: DispatchQueue
     /// Stores whose disk part is not done yet, for ``flush()``.
     let pendingStores = PendingWork()

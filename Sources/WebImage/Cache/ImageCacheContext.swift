@@ -16,7 +16,7 @@ public struct ImageCacheContext: Sendable {
     /// (``CacheKey/scale(for:)``).
     public var scale: Double?
     /// Where the callback form's completion runs; `nil`, the default, uses the cache's
-    /// ``ImageCaching/callbackQueue``. The `async` forms ignore it.
+    /// ``ImageCachingCallbacks/callbackQueue``. The `async` forms ignore it.
     public var callbackQueue: DispatchQueue?
 
     public init(

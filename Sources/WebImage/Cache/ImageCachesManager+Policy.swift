@@ -34,7 +34,7 @@ extension ImageCachesManager {
         case lowestOnly
     }
 
-    /// How ``ImageCachesManager/containsImage(forKey:cacheType:completion:)`` asks its members.
+    /// How ``ImageCachesManager/containsImage(forKey:cacheType:)`` asks its members.
     public enum ContainsPolicy: Sendable, Hashable {
         /// Every member at once; the answer is the first one other than
         /// ``ImageCacheType/none`` in list order. The default.

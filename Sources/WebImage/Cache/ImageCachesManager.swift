@@ -7,7 +7,7 @@ import Synchronization
 /// The members are asked in list order, first is highest priority. Each kind of
 /// operation follows its policy: queries go ``QueryPolicy/serial`` by default (the first
 /// hit wins and later members are not asked), stores, removals and clears reach
-/// ``OperationPolicy/all`` members, and ``containsImage(forKey:cacheType:completion:)``
+/// ``OperationPolicy/all`` members, and ``containsImage(forKey:cacheType:)``
 /// asks all of them. A hit in a later member is not copied into earlier ones unless
 /// ``promotesHits`` is set, as SDWebImage never does.
 ///
@@ -27,7 +27,10 @@ import Synchronization
 /// Thread-safe: the members and policies can be changed at any time and apply to the
 /// operations started afterwards. Operations run on the calling task; a policy that asks
 /// several members at once runs each member's operation in a child task. The callback
-/// forms deliver on the context's callback queue (for queries) or ``callbackQueue``.
+/// forms (it adopts ``ImageCachingCallbacks``) deliver on the context's callback queue
+/// (for queries) or ``callbackQueue``. It does not answer
+/// ``ImageCaching/queryImageSynchronously(forKey:options:context:)``: a blocking query
+/// of the chain answers from memory.
 public final class ImageCachesManager: ImageCaching {
     private struct State {
         var caches: [any ImageCaching]
@@ -41,8 +44,8 @@ public final class ImageCachesManager: ImageCaching {
     // Member caches are user code: every method copies what it needs out of the lock
     // before calling any of them.
     private let state: Mutex<State>
-    /// Where the callback forms deliver when a query's context names no queue, and for
-    /// every other operation.
+    /// Where the callback forms (``ImageCachingCallbacks``) deliver when a query's
+    /// context names no queue, and for every other operation.
     public let callbackQueue: DispatchQueue
 
     /// A chain of `caches`, asked in that order.
@@ -96,7 +99,7 @@ public final class ImageCachesManager: ImageCaching {
         set { state.withLock { $0.clearPolicy = newValue } }
     }
 
-    /// How ``containsImage(forKey:cacheType:completion:)`` asks the members. Default
+    /// How ``containsImage(forKey:cacheType:)`` asks the members. Default
     /// ``ContainsPolicy/all``.
     public var containsPolicy: ContainsPolicy {
         get { state.withLock { $0.containsPolicy } }

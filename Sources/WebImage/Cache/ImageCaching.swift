@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// The seam between the image manager and a cache: query, store, remove, contains,
@@ -11,14 +10,33 @@ import Foundation
 ///
 /// The requirements are `async` and never block the calling task: a cache suspends
 /// while its disk or network work runs elsewhere. A cache that stalls holds up only the
-/// loads waiting for it; the manager holds no lock and no queue while it waits. The
-/// callback forms (`queryImage(forKey:options:context:completion:)` and the others in
-/// `ImageCaching+Callbacks.swift`) are adapters over these for callback code.
+/// loads waiting for it; the manager holds no lock and no queue while it waits.
+///
+/// The protocol takes no queue and no completion handler: the callback forms
+/// (`queryImage(forKey:options:context:completion:)` and the others, delivered on a
+/// `DispatchQueue`) belong to ``ImageCachingCallbacks``, an adapter over these
+/// requirements in the `Callbacks` folder. The one thing that adapter cannot build from
+/// `async` requirements, SDWebImage's blocking query (``ImageCacheOptions/queryDiskDataSync``),
+/// is the synchronous requirement ``queryImageSynchronously(forKey:options:context:)``,
+/// which a cache that cannot answer without suspending leaves at its default, `nil`.
 public protocol ImageCaching: Sendable {
     /// The decoded image kept in memory for `key`, or `nil`. Runs on the caller's thread
     /// and must not block (no disk I/O): the manager answers memory hits through it
     /// without leaving the calling task.
     func imageFromMemory(forKey key: String) -> DecodedImage?
+
+    /// The whole query of ``queryImage(forKey:options:context:)`` answered on the calling
+    /// thread, blocking it on the disk read and the decode; or `nil` when this cache
+    /// cannot answer without suspending. The default is `nil`: callers then take what
+    /// ``imageFromMemory(forKey:)`` has and await ``queryImage(forKey:options:context:)``.
+    ///
+    /// Only the callback forms call it, for ``ImageCacheOptions/queryDiskDataSync`` and
+    /// ``ImageCacheOptions/queryMemoryDataSync`` (``WebImageOptions/queryDiskDataSync`` on
+    /// the manager), which SDWebImage code asks for explicitly. Never call it from
+    /// `async` code: it blocks the thread.
+    func queryImageSynchronously(
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) -> ImageCacheQueryResult?
 
     /// Looks `key` up: memory first, then disk (decoding and keeping the result in memory).
     ///
@@ -71,13 +89,16 @@ public protocol ImageCaching: Sendable {
 
     /// Returns when every store, removal and trim started before the call is done.
     func flush() async
-
-    /// Where the callback forms deliver when a query's context names no queue. The
-    /// default is one serial queue shared by every cache that names none.
-    var callbackQueue: DispatchQueue { get }
 }
 
 extension ImageCaching {
+    /// `nil`: this cache cannot answer a query without suspending.
+    public func queryImageSynchronously(
+        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+    ) -> ImageCacheQueryResult? {
+        nil
+    }
+
     /// ``queryImage(forKey:options:context:)`` with no options and the default context.
     public func queryImage(forKey key: String) async throws(WebImageError) -> ImageCacheQueryResult {
         try await queryImage(forKey: key, options: [], context: ImageCacheContext())

@@ -29,6 +29,9 @@ import Synchronization
 /// - **Queueing**: at most ``DownloaderConfig/maxConcurrentDownloads`` transfers run; the
 ///   rest start by priority (changeable while queued, ``ImageLoadToken/priority``), then in
 ///   ``DownloaderConfig/executionOrder``.
+/// - **Callbacks**: it adopts ``ImageLoaderCallbacks``; its callback form queues the
+///   request before it returns and delivers on the context's callback queue, else on
+///   ``callbackQueue`` (see `ImageDownloader+Callbacks.swift`).
 /// - **Lifecycle**: call ``shutdown()`` when done (or use ``withDownloader(config:isolation:_:)``);
 ///   a downloader that started a transfer and is released without it asserts in debug builds;
 ///   ``shared`` lives for the whole process and ignores it.
@@ -38,8 +41,9 @@ public final class ImageDownloader: ImageLoader {
 
     /// The configuration this downloader was created with.
     public let config: DownloaderConfig
-    /// Where the callback form delivers when a request's context names none:
-    /// ``DownloaderConfig/callbackQueue``, else a serial queue of this downloader.
+    /// Where the callback form (``ImageLoaderCallbacks``) delivers when a request's
+    /// context names none: ``DownloaderConfig/callbackQueue``, else a serial queue of this
+    /// downloader.
     public let callbackQueue: DispatchQueue
 
     let scheduler: Mutex<DownloadScheduler>
@@ -161,31 +165,6 @@ public final class ImageDownloader: ImageLoader {
         return try result.get()
     }
 
-    /// The callback form, joining the transfer before it returns (so callers queue in
-    /// the order they asked); callbacks run on the context's callback queue, else
-    /// ``callbackQueue``. See ``ImageLoader/requestImage(with:options:context:progress:completed:)``.
-    @discardableResult
-    public func requestImage(
-        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
-        progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken {
-        let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
-        let token = ImageLoadToken(url: url, priority: options.priority)
-        let prepared: Prepared
-        do throws(WebImageError) {
-            guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
-            prepared = try prepare(url, options: options, context: context)
-        } catch {
-            gate.finish { completed(.failure(error)) }
-            return token
-        }
-        var observer = ImageLoadObserver(token: token)
-        if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
-        observer.partialImage = { response in gate.send { completed(.success(response)) } }
-        _ = join(prepared, observer: observer, completion: .call { result in gate.finish { completed(result) } })
-        return token
-    }
-
     // MARK: Joining
 
     /// A request ready to join a transfer: everything decided on the caller's thread.
@@ -198,7 +177,7 @@ public final class ImageDownloader: ImageLoader {
         let context: ImageLoaderContext
     }
 
-    private func prepare(_ url: URL, options: DownloaderOptions, context: ImageLoaderContext) throws(WebImageError) -> Prepared {
+    func prepare(_ url: URL, options: DownloaderOptions, context: ImageLoaderContext) throws(WebImageError) -> Prepared {
         guard canRequestImage(for: url) else { throw WebImageError(.invalidURL, "Not an http(s) URL: \(url.redactedForLog)") }
         let request = try makeRequest(url: url, options: options, context: context)
         let decodeKey: DownloadCaller.DecodeKey = options.contains(.avoidDecodeImage)
@@ -212,7 +191,7 @@ public final class ImageDownloader: ImageLoader {
     /// the observer's token to it; returns what makes the caller leave, or `nil` when it
     /// was turned away (after ``shutdown()``; its completion then has the error) or already
     /// answered (a data-only caller of a transfer whose body is complete).
-    private func join(
+    func join(
         _ prepared: Prepared, observer: ImageLoadObserver, completion: DownloadCaller.Completion
     ) -> (@Sendable () -> Void)? {
         let (callerID, join) = scheduler.withLock { s in

@@ -3,10 +3,6 @@ import Foundation
 /// Reports bytes received so far and the bytes expected (−1 when unknown).
 public typealias ImageLoaderProgress = @Sendable (_ receivedBytes: Int, _ expectedBytes: Int) -> Void
 
-/// Receives partial images (`isFinished == false`) and then exactly one final result:
-/// a response with `isFinished == true` or an error. Runs on the request's callback queue.
-public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadResponse, WebImageError>) -> Void
-
 /// Fetches image data for a URL and decodes it: the seam between the manager and the
 /// network (SDWebImage's `SDImageLoader`).
 ///
@@ -15,16 +11,13 @@ public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadRe
 ///
 /// ```swift
 /// let response = try await ImageDownloader.shared.loadImage(with: url)
-/// let token = ImageDownloader.shared.requestImage(with: url, options: [.progressiveLoad],
-///                                                 context: ImageLoaderContext(), progress: nil) { result in
-///     if case .success(let response) = result, response.isFinished { show(response.image) }
-/// }
-/// token.cancel()   // this caller only
 /// ```
 ///
 /// The load requirement is `async`: ``loadImage(with:options:context:observer:)``. The
-/// callback form (``requestImage(with:options:context:progress:completed:)``) comes with a
-/// default adapter over it.
+/// protocol takes no queue and no completion handler; the callback form
+/// (`requestImage(with:options:context:progress:completed:)`, delivered on a
+/// `DispatchQueue`) belongs to ``ImageLoaderCallbacks``, an adapter over this requirement
+/// in the `Callbacks` folder.
 public protocol ImageLoader: AnyObject, Sendable {
     /// Whether this loader handles `url` (normally by its scheme).
     func canRequestImage(for url: URL?) -> Bool
@@ -42,26 +35,9 @@ public protocol ImageLoader: AnyObject, Sendable {
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse
 
-    /// Starts loading `url` with callbacks and returns this caller's token. The default
-    /// is an adapter over ``loadImage(with:options:context:observer:)`` (see
-    /// `ImageLoader+Callbacks.swift`); a loader with a queue of its own implements it to
-    /// queue the request before returning.
-    @discardableResult
-    func requestImage(
-        with url: URL?,
-        options: DownloaderOptions,
-        context: ImageLoaderContext,
-        progress: ImageLoaderProgress?,
-        completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken
-
     /// Whether a URL that failed with `error` should be blocked from further attempts
     /// (unless the caller asks to retry). Transient failures are not blocked.
     func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool
-
-    /// The queue the callback form delivers on when a request's context names none.
-    /// The default is one serial queue shared by the loaders that name none.
-    var callbackQueue: DispatchQueue { get }
 }
 
 extension ImageLoader {
@@ -73,8 +49,6 @@ extension ImageLoader {
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         !Self.isNeverBlocked(error)
     }
-
-    public var callbackQueue: DispatchQueue { LoaderCallbacks.sharedQueue }
 
     static var transientCodes: Set<WebImageError.Code> {
         [.cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost]
@@ -89,24 +63,15 @@ extension ImageLoader {
         neverBlockedCodes.contains(error.code) || RetryPolicy.isRetryable(error)
     }
 
-    /// Loads `url` and returns the final response; partial images are not reported.
-    ///
-    /// `progress` runs on the context's callback queue, else the loader's
-    /// ``callbackQueue``. Cancelling the calling task cancels this caller's load, which
-    /// then throws ``WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
+    /// Loads `url` and returns the final response; partial images and progress are not
+    /// reported (``ImageLoaderCallbacks`` adds a form with progress on a queue).
+    /// Cancelling the calling task cancels this caller's load, which then throws
+    /// ``WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
     /// ``WebImageError/Code/invalidURL``.
     public func loadImage(
-        with url: URL?,
-        options: DownloaderOptions = [],
-        context: ImageLoaderContext = ImageLoaderContext(),
-        progress: ImageLoaderProgress? = nil
+        with url: URL?, options: DownloaderOptions = [], context: ImageLoaderContext = ImageLoaderContext()
     ) async throws(WebImageError) -> ImageLoadResponse {
         guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
-        var observer = ImageLoadObserver()
-        if let progress {
-            let queue = context.callbackQueue ?? callbackQueue
-            observer.progress = { received, expected in queue.async { progress(received, expected) } }
-        }
-        return try await loadImage(with: url, options: options, context: context, observer: observer)
+        return try await loadImage(with: url, options: options, context: context, observer: ImageLoadObserver())
     }
 }

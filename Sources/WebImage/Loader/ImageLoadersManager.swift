@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -10,7 +9,8 @@ import Synchronization
 /// ``allowedSchemes`` says which built-in schemes are handed to a loader: http, https and
 /// data by default; `file:` only when switched on
 /// (`ImageLoadersManager.shared.allowedSchemes.insert(.file)`), since URLs from untrusted
-/// input must not read local files. Thread-safe.
+/// input must not read local files. Thread-safe. Its callback form (it adopts
+/// ``ImageLoaderCallbacks``) hands each request to the member's own.
 public final class ImageLoadersManager: ImageLoader {
     /// The shared manager with the built-in loaders.
     public static let shared = ImageLoadersManager(
@@ -77,24 +77,8 @@ public final class ImageLoadersManager: ImageLoader {
         return try await loader.loadImage(with: url, options: options, context: context, observer: observer)
     }
 
-    /// Hands the callback form to the loader that handles `url`, so a loader with a queue
-    /// queues it before this returns; with none, fails with ``WebImageError/Code/invalidURL``
-    /// on the callback queue.
-    @discardableResult
-    public func requestImage(
-        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
-        progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
-    ) -> ImageLoadToken {
-        guard let loader = loader(for: url) else {
-            let error = refusal(of: url)
-            (context.callbackQueue ?? callbackQueue).async { completed(.failure(error)) }
-            return ImageLoadToken(url: url)
-        }
-        return loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completed)
-    }
-
     /// Why `url` has no loader: ``WebImageError/Code/invalidURL`` with the reason.
-    private func refusal(of url: URL?) -> WebImageError {
+    func refusal(of url: URL?) -> WebImageError {
         let text = url?.redactedForLog ?? ""
         if text.isEmpty { return WebImageError(.invalidURL, "The URL is empty") }
         if isSwitchedOff(url) { return WebImageError(.invalidURL, "\(url?.scheme ?? "This") URLs are switched off: \(text)") }

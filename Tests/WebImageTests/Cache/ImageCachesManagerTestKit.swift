@@ -109,7 +109,7 @@ final class CountingCache: ImageCaching {
     func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
 }
 
-extension ImageCaching {
+extension ImageCachingCallbacks {
     /// ``diskData(forKey:completion:)`` as an `async` call.
     func awaitDiskData(forKey key: String) async -> Data? {
         await withCheckedContinuation { c in diskData(forKey: key) { c.resume(returning: $0) } }

@@ -150,7 +150,7 @@ struct LocalImageLoaderTests {
 
 extension LoadRecorder {
     /// Loads `url` and returns the error, or `nil` on success.
-    func load(_ loader: any ImageLoader, _ url: URL?) async -> WebImageError? {
+    func load(_ loader: any ImageLoaderCallbacks, _ url: URL?) async -> WebImageError? {
         request(loader, url)
         return await finalError()
     }

@@ -39,7 +39,7 @@ struct URLRedactionTests {
             let loaders = ImageLoadersManager(loaders: [downloader])
             loaders.allowedSchemes.remove(.http)
             let base = "http://user:secret@127.0.0.1:\(origin.port)"
-            let cases: [(any ImageLoader, String)] = [
+            let cases: [(any ImageLoaderCallbacks, String)] = [
                 (downloader, base + "/missing.png"), (downloader, base + "/loop-a"), (downloader, base + "/to-ftp"),
                 (downloader, base + "/empty.png"), (loaders, base + "/missing.png"),
                 (downloader, "http://user:secret@127.0.0.1:1/refused.png"),

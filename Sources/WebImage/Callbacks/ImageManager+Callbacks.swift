@@ -16,7 +16,9 @@ extension ImageManager {
     ///
     /// Synchronous answers, on the calling thread before this returns: a memory hit with
     /// ``WebImageOptions/queryMemorySync``; with ``WebImageOptions/queryDiskDataSync`` also a
-    /// disk hit, read and decoded on the calling thread (an ``ImageCache`` only). Both
+    /// disk hit, read and decoded on the calling thread, when the cache answers
+    /// ``ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``ImageCache``
+    /// does; other caches give a memory hit only). Both
     /// only when the hit may be used as it is (not under ``HTTPCachePolicy/respectHeaders``).
     ///
     /// - Returns: the operation; cancelling it delivers ``WebImageError/Code/cancelled`` once.
@@ -84,9 +86,9 @@ extension ImageManager {
         var cacheOptions = options.cacheOptions(querying: context.queryCacheType)
         if keptApart { cacheOptions.subtract([.queryMemoryData, .queryMemoryDataSync]) }
         var hit: ImageCacheQueryResult
-        if blocking, let imageCache = cache as? ImageCache {
-            hit = imageCache.queryImageBlocking(
-                forKey: key, options: cacheOptions, context: context.cacheContext(options: options, thumbnail: false))
+        if blocking, let answer = cache.queryImageSynchronously(
+            forKey: key, options: cacheOptions, context: context.cacheContext(options: options, thumbnail: false)) {
+            hit = answer
         } else if !cacheOptions.contains(.queryDiskOnly), !cacheOptions.contains(.queryMemoryData),
                   let image = cache.imageFromMemory(forKey: key) {
             hit = ImageCacheQueryResult(image: image, cacheType: .memory)

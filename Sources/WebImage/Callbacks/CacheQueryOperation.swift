@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 
 /// A running cache query of the callback form
-/// (``ImageCaching/queryImage(forKey:options:context:completion:)``): cancel it, or let
+/// (``ImageCachingCallbacks/queryImage(forKey:options:context:completion:)``): cancel it, or let
 /// it deliver its one result.
 ///
 /// The completion runs exactly once: with the result, or with

@@ -1,11 +1,28 @@
 import Dispatch
 import Foundation
 
-/// The callback forms of ``ImageCaching``: adapters over the `async` requirements for
-/// code that is not `async` (SDWebImage style). Each runs the `async` form in a task and
-/// calls its completion on the context's callback queue, else the cache's
-/// ``ImageCaching/callbackQueue``.
-extension ImageCaching {
+/// A cache with the callback forms: completion handlers on a `DispatchQueue`, for code
+/// that is not `async` (SDWebImage style), adapted over the `async` requirements of
+/// ``ImageCaching``.
+///
+/// Why a refinement and not more requirements on ``ImageCaching``: the core seam stays
+/// free of queues and completion handlers, so a custom cache implements the `async`
+/// requirements only; adopting this protocol (usually with no code at all) adds every
+/// callback form. ``ImageCache`` and ``ImageCachesManager`` adopt it.
+///
+/// Where the callbacks run: a query's completion runs on its context's
+/// ``ImageCacheContext/callbackQueue``, else on ``callbackQueue``; every other completion
+/// on ``callbackQueue``. The `async` work itself runs in a task, where the `async` form
+/// runs it.
+public protocol ImageCachingCallbacks: ImageCaching {
+    /// Where the callback forms deliver when a query's context names no queue. The
+    /// default is one serial queue shared by every cache that names none;
+    /// ``ImageCache`` uses ``ImageCache/Config/callbackQueue`` and
+    /// ``ImageCachesManager`` the queue given to its initializer.
+    var callbackQueue: DispatchQueue { get }
+}
+
+extension ImageCachingCallbacks {
     /// ``queryImage(forKey:options:context:)`` with a completion, returning the operation
     /// that cancels it.
     ///
@@ -15,8 +32,10 @@ extension ImageCaching {
     /// - ``ImageCacheOptions/queryMemorySync``: a memory hit (and a miss with
     ///   ``ImageCacheOptions/queryMemoryOnly``), answered by ``imageFromMemory(forKey:)``;
     /// - ``ImageCacheOptions/queryDiskDataSync`` (and ``ImageCacheOptions/queryMemoryDataSync``
-    ///   with ``ImageCacheOptions/queryMemoryData``) on an ``ImageCache``: the whole query,
-    ///   disk read and decode included, blocking the calling thread.
+    ///   with ``ImageCacheOptions/queryMemoryData``): the whole query, disk read and decode
+    ///   included, blocking the calling thread, when the cache answers
+    ///   ``ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``ImageCache``
+    ///   does); otherwise a memory hit as with ``ImageCacheOptions/queryMemorySync``.
     @discardableResult
     public func queryImage(
         forKey key: String, options: ImageCacheOptions = [], context: ImageCacheContext = .init(),
@@ -44,8 +63,8 @@ extension ImageCaching {
     ) -> ImageCacheQueryResult? {
         let blocking = options.contains(.queryDiskDataSync)
             || options.isSuperset(of: [.queryMemoryData, .queryMemoryDataSync])
-        if blocking, let cache = self as? ImageCache {
-            return cache.queryImageBlocking(forKey: key, options: options, context: context)
+        if blocking, let answer = queryImageSynchronously(forKey: key, options: options, context: context) {
+            return answer
         }
         guard options.contains(.queryMemorySync) || blocking, !options.contains(.queryDiskOnly),
               !options.contains(.queryMemoryData) else { return nil }
@@ -138,3 +157,6 @@ extension ImageCaching {
 enum ImageCachingCallbackQueue {
     static let shared = DispatchQueue(label: "WebImage.ImageCaching.callbacks")
 }
+
+extension ImageCache: ImageCachingCallbacks {}
+extension ImageCachesManager: ImageCachingCallbacks {}
