@@ -28,6 +28,28 @@ struct DatasetS3OutputTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).filter { $0.hasPrefix("webimage-s3-spool") }
     }
 
+    /// `count` 1024×1024 noise PNGs (~4 MiB each: noise does not compress) served at `/noise/N.png`.
+    static func noiseImages(_ count: Int, on origin: TestOrigin) throws -> [Data] {
+        try (0..<count).map { i in
+            var pixels = PixelBuffer(width: 1024, height: 1024)
+            // xorshift64: fast in a debug build, and enough noise to defeat deflate.
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &+ UInt64(i)
+            pixels.withUnsafeMutableBytes { p in
+                for j in stride(from: 0, to: p.count, by: 4) {
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
+                    (p[j], p[j + 1], p[j + 2], p[j + 3]) = (UInt8(truncatingIfNeeded: state), UInt8(truncatingIfNeeded: state >> 8),
+                                                            UInt8(truncatingIfNeeded: state >> 16), 255)
+                }
+            }
+            let png = Data(try ImageCodersManager.shared.encode(DecodedImage(pixels: pixels, format: .png), as: .png,
+                                                                 options: ImageEncodeOptions()))
+            origin.route("/noise/\(i).png", .init(body: [UInt8](png), contentType: "image/png"))
+            return png
+        }
+    }
+
     @Test("each output format lands under the prefix with img2dataset's names, equal to a local run's files",
           arguments: ["webdataset", "files", "parquet"])
     func sameAsLocal(format: String) async throws {
@@ -81,25 +103,7 @@ struct DatasetS3OutputTests {
             let origin = try await TestOrigin.start()
             defer { Task { await origin.shutdown() } }
             // Three 1024×1024 noise PNGs (~4 MiB each: noise does not compress), kept as served.
-            var served: [Data] = []
-            for i in 0..<3 {
-                var pixels = PixelBuffer(width: 1024, height: 1024)
-                // xorshift64: fast in a debug build, and enough noise to defeat deflate.
-                var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &+ UInt64(i)
-                pixels.withUnsafeMutableBytes { p in
-                    for j in stride(from: 0, to: p.count, by: 4) {
-                        state ^= state << 13
-                        state ^= state >> 7
-                        state ^= state << 17
-                        (p[j], p[j + 1], p[j + 2], p[j + 3]) = (UInt8(truncatingIfNeeded: state), UInt8(truncatingIfNeeded: state >> 8),
-                                                                UInt8(truncatingIfNeeded: state >> 16), 255)
-                    }
-                }
-                let png = Data(try ImageCodersManager.shared.encode(DecodedImage(pixels: pixels, format: .png), as: .png,
-                                                                     options: ImageEncodeOptions()))
-                served.append(png)
-                origin.route("/noise/\(i).png", .init(body: [UInt8](png), contentType: "image/png"))
-            }
+            let served = try Self.noiseImages(3, on: origin)
             let list = try BulkFixture.list((0..<3).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
             let common = ["img2dataset", "--url_list=\(list)", "--output_format=webdataset", "--disable_all_reencoding=True"]
             let local = work.url.appendingPathComponent("local")
@@ -230,5 +234,28 @@ struct DatasetS3OutputTests {
             #expect(Self.spools(in: tmp).isEmpty)
         }
     }
-}
 
+    @Test("a multipart upload S3 refuses to complete is aborted: an error naming the object, no object, no parts kept")
+    func multipartAborted() async throws {
+        // moto's least part raised above ours: CompleteMultipartUpload answers EntityTooSmall.
+        try await MotoS3.with(environment: ["S3_UPLOAD_PART_MIN_SIZE": "\(6 * 1024 * 1024)"]) { moto, work in
+            let origin = try await TestOrigin.start()
+            defer { Task { await origin.shutdown() } }
+            _ = try Self.noiseImages(3, on: origin)
+            let list = try BulkFixture.list((0..<3).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
+            let tmp = work.url.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            var environment = moto.environment(spool: tmp)
+            environment["WEBIMAGE_S3_PART_SIZE"] = "\(5 * 1024 * 1024)"
+            let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_format=webdataset",
+                                                  "--disable_all_reencoding=True", "--output_folder=s3://\(MotoS3.bucket)/abort"],
+                                                 environment: environment)
+            #expect(run.status == 1)
+            #expect(run.err.contains("s3://\(MotoS3.bucket)/abort/00000.tar") && run.err.contains("EntityTooSmall"), "\(run.err)")
+            let etags = try await moto.etags(under: "abort")
+            #expect(etags["00000.tar"] == nil && etags["00000_stats.json"] == nil, "\(etags)")
+            #expect(try await moto.pendingUploads() == 0, "the multipart upload was not aborted")
+            #expect(Self.spools(in: tmp).isEmpty)
+        }
+    }
+}

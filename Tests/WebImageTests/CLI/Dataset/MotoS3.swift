@@ -36,10 +36,11 @@ final class MotoS3: @unchecked Sendable {  // immutable after start; Process.ter
         self.secretAccessKey = secretAccessKey
     }
 
-    /// Runs `body` with a started server, and stops it afterwards whatever `body` did.
-    static func with(_ body: (MotoS3, TemporaryDirectory) async throws -> Void) async throws {
+    /// Runs `body` with a started server (with `environment` added to moto's), and stops it
+    /// afterwards whatever `body` did.
+    static func with(environment: [String: String] = [:], _ body: (MotoS3, TemporaryDirectory) async throws -> Void) async throws {
         let work = try TemporaryDirectory()
-        let moto = try await start(in: work.url)
+        let moto = try await start(in: work.url, environment: environment)
         do {
             try await body(moto, work)
         } catch {
@@ -49,14 +50,14 @@ final class MotoS3: @unchecked Sendable {  // immutable after start; Process.ter
         await moto.stop()
     }
 
-    static func start(in work: URL) async throws -> MotoS3 {
+    static func start(in work: URL, environment: [String: String] = [:]) async throws -> MotoS3 {
         let port = try #require(try SlurmCluster.freePorts(1).first)
         let log = work.appendingPathComponent("moto.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = venv.appendingPathComponent("moto_server")
         process.arguments = ["-H", "127.0.0.1", "-p", "\(port)"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["INITIAL_NO_AUTH_ACTION_COUNT": "3"]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["INITIAL_NO_AUTH_ACTION_COUNT": "3"]) { $1 }) { $1 }
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
