@@ -258,4 +258,33 @@ struct DatasetS3OutputTests {
             #expect(Self.spools(in: tmp).isEmpty)
         }
     }
+
+    @Test("incremental_mode extend numbers after the highest stats object; overwrite deletes every object under the prefix first")
+    func extendAndOverwrite() async throws {
+        try await MotoS3.with { moto, work in
+            let origin = try await Self.origin(images: 20)
+            defer { Task { await origin.shutdown() } }
+            let list = try BulkFixture.list((0..<20).map { origin.url("/img/\($0).png").absoluteString }, in: work)
+            let tmp = work.url.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let arguments = ["img2dataset", "--url_list=\(list)", "--output_folder=s3://\(MotoS3.bucket)/ext",
+                             "--output_format=webdataset", "--number_sample_per_shard=10"]
+            func shards() async throws -> Set<String> {
+                Set(try await moto.etags(under: "ext").keys.filter { $0.hasSuffix("_stats.json") })
+            }
+            let first = try await WebImageTool.run(arguments, environment: moto.environment(spool: tmp))
+            #expect(first.status == 0, "\(first.err)")
+            #expect(try await shards() == ["00000_stats.json", "00001_stats.json"])
+            let extended = try await WebImageTool.run(arguments + ["--incremental_mode=extend"], environment: moto.environment(spool: tmp))
+            #expect(extended.status == 0, "\(extended.err)")
+            #expect(try await shards() == ["00000_stats.json", "00001_stats.json", "00002_stats.json", "00003_stats.json"])
+            // An object of another kind under the prefix goes too, as fsspec's rm removes the folder.
+            _ = try await moto.boto(#"s3.put_object(Bucket=sys.argv[4], Key="ext/notes/extra.txt", Body=b"x")"#, [MotoS3.bucket])
+            let overwritten = try await WebImageTool.run(arguments + ["--incremental_mode=overwrite"],
+                                                         environment: moto.environment(spool: tmp))
+            #expect(overwritten.status == 0, "\(overwritten.err)")
+            let names = Set(try await moto.etags(under: "ext").keys)
+            #expect(names == ["00000.tar", "00000.parquet", "00000_stats.json", "00001.tar", "00001.parquet", "00001_stats.json"])
+        }
+    }
 }
