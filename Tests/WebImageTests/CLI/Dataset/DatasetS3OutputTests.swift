@@ -287,4 +287,27 @@ struct DatasetS3OutputTests {
             #expect(names == ["00000.tar", "00000.parquet", "00000_stats.json", "00001.tar", "00001.parquet", "00001_stats.json"])
         }
     }
+
+    @Test("fetch --file with img2dataset's flags takes --out s3://…; plain fetch --out refuses it")
+    func fetchOut() async throws {
+        try await MotoS3.with { moto, work in
+            let origin = try await Self.origin(images: 12)
+            defer { Task { await origin.shutdown() } }
+            let list = try BulkFixture.list((0..<12).map { origin.url("/img/\($0).png").absoluteString }, in: work)
+            let tmp = work.url.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let run = try await WebImageTool.run(["fetch", "--file", list, "--output-format", "webdataset",
+                                                  "--number-sample-per-shard", "10", "--out", "s3://\(MotoS3.bucket)/fetch"],
+                                                 environment: moto.environment(spool: tmp))
+            #expect(run.status == 0, "\(run.err)")
+            // fetch --file writes the JSON lines beside the parquet metadata.
+            let expected: Set<String> = Set(["00000", "00001"].flatMap { ["\($0).tar", "\($0).parquet", "\($0).jsonl", "\($0)_stats.json"] })
+            #expect(Set(try await moto.etags(under: "fetch").keys) == expected)
+            let plain = try await WebImageTool.run(["fetch", origin.url("/img/0.png").absoluteString, "--out", "s3://\(MotoS3.bucket)/plain"],
+                                                   environment: moto.environment(spool: tmp))
+            #expect(plain.status == 2)
+            #expect(plain.err.contains("s3://") && plain.err.contains("dataset"), "\(plain.err)")
+            #expect(origin.requestCount("/img/0.png") == 1, "plain fetch went ahead")
+        }
+    }
 }
