@@ -12,7 +12,7 @@ import Synchronization
 /// `NNNNN_stats.json`: a shard with a stats file is complete, which is what `--resume`
 /// and img2dataset's own resume look for.
 ///
-/// With a ``S3ShardPublisher`` (an `s3://` output folder), `directory` is a local spool
+/// With an ``S3ShardPublisher`` (an `s3://` output folder), `directory` is a local spool
 /// and each finished shard is handed to the publisher, which uploads its files (stats
 /// last) and removes them; ``drain()`` also waits for that upload, and its failures are
 /// among ``errors``.
