@@ -28,7 +28,7 @@ struct DatasetS3OutputTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).filter { $0.hasPrefix("webimage-s3-spool") }
     }
 
-    /// `count` 1024×1024 noise PNGs (~4 MiB each: noise does not compress) served at `/noise/N.png`.
+    /// `count` 1024×1024 noise PNGs (~3 MiB each: noise does not compress) served at `/noise/N.png`.
     static func noiseImages(_ count: Int, on origin: TestOrigin) throws -> [Data] {
         try (0..<count).map { i in
             var pixels = PixelBuffer(width: 1024, height: 1024)
@@ -102,7 +102,7 @@ struct DatasetS3OutputTests {
         try await MotoS3.with { moto, work in
             let origin = try await TestOrigin.start()
             defer { Task { await origin.shutdown() } }
-            // Three 1024×1024 noise PNGs (~4 MiB each: noise does not compress), kept as served.
+            // Three 1024×1024 noise PNGs (~3 MiB each: noise does not compress), kept as served.
             let served = try Self.noiseImages(3, on: origin)
             let list = try BulkFixture.list((0..<3).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
             let common = ["img2dataset", "--url_list=\(list)", "--output_format=webdataset", "--disable_all_reencoding=True"]
@@ -308,6 +308,46 @@ struct DatasetS3OutputTests {
             #expect(plain.status == 2)
             #expect(plain.err.contains("s3://") && plain.err.contains("dataset"), "\(plain.err)")
             #expect(origin.requestCount("/img/0.png") == 1, "plain fetch went ahead")
+        }
+    }
+
+    @Test("at most two parts are in flight: an upload of three parts or more through a counting proxy overlaps two, never more")
+    func partsInFlight() async throws {
+        try await MotoS3.with { moto, work in
+            let origin = try await TestOrigin.start()
+            defer { Task { await origin.shutdown() } }
+            _ = try Self.noiseImages(5, on: origin)
+            let list = try BulkFixture.list((0..<5).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
+            let stats = work.url.appendingPathComponent("parts.json")
+            let portFile = work.url.appendingPathComponent("proxy.port")
+            let proxy = Process()
+            proxy.executableURL = MotoS3.venv.appendingPathComponent("python")
+            proxy.arguments = [Corpus.packageRoot.appendingPathComponent("Tests/Fixtures/s3/part_counting_proxy.py").path,
+                               "\(moto.port)", stats.path, portFile.path]
+            try proxy.run()
+            defer { kill(proxy.processIdentifier, SIGKILL) }
+            var proxyPort: Int?
+            for _ in 0..<100 where proxyPort == nil {
+                proxyPort = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
+                if proxyPort == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let port = try #require(proxyPort, "the counting proxy did not start")
+            let tmp = work.url.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let partSize = 5 * 1024 * 1024
+            var environment = moto.environment(spool: tmp)
+            environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(port)"
+            environment["WEBIMAGE_S3_PART_SIZE"] = "\(partSize)"
+            let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_format=webdataset",
+                                                  "--disable_all_reencoding=True", "--output_folder=s3://\(MotoS3.bucket)/parts"],
+                                                 environment: environment)
+            #expect(run.status == 0, "\(run.err)")
+            let etags = try await moto.etags(under: "parts")
+            let count = try #require(etags["00000.tar"]?.split(separator: "-").last.flatMap { Int($0.dropLast()) })
+            let seen = try DatasetFixture.object(Data(contentsOf: stats))
+            #expect(count >= 3, "the tar should take three parts or more")
+            #expect(seen["parts"] as? Int == count)
+            #expect(seen["max"] as? Int == 2, "parts in flight at once: \(seen)")
         }
     }
 }
