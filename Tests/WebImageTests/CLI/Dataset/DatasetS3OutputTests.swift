@@ -311,6 +311,50 @@ struct DatasetS3OutputTests {
         }
     }
 
+    /// `Tests/Fixtures/s3/part_counting_proxy.py` in front of `moto`: the process, its port,
+    /// and the file its counts go to. With `spool`, it also counts finished shards there.
+    static func countingProxy(_ moto: MotoS3, work: TemporaryDirectory, spool: URL? = nil) async throws -> (Process, Int, URL) {
+        let stats = work.url.appendingPathComponent("proxy-\(UUID().uuidString).json")
+        let portFile = work.url.appendingPathComponent("proxy-\(UUID().uuidString).port")
+        let proxy = Process()
+        proxy.executableURL = MotoS3.venv.appendingPathComponent("python")
+        proxy.arguments = [Corpus.packageRoot.appendingPathComponent("Tests/Fixtures/s3/part_counting_proxy.py").path,
+                           "\(moto.port)", stats.path, portFile.path] + (spool.map { [$0.path] } ?? [])
+        try proxy.run()
+        for _ in 0..<100 {
+            if let port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap({ Int($0) }) { return (proxy, port, stats) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill(proxy.processIdentifier, SIGKILL)
+        throw MotoError("the counting proxy did not start")
+    }
+
+    @Test("the spool holds at most two finished shards: the one uploading and the next, however slow the uploads")
+    func spoolBounded() async throws {
+        try await MotoS3.with { moto, work in
+            let origin = try await Self.origin(images: 12)
+            defer { Task { await origin.shutdown() } }
+            let list = try BulkFixture.list((0..<12).map { origin.url("/img/\($0).png").absoluteString }, in: work)
+            let tmp = work.url.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            // Every object PUT held 0.3 s: six shards are made far faster than they go up.
+            let (proxy, port, stats) = try await Self.countingProxy(moto, work: work, spool: tmp)
+            defer { kill(proxy.processIdentifier, SIGKILL) }
+            var environment = moto.environment(spool: tmp)
+            environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(port)"
+            let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_format=webdataset",
+                                                  "--number_sample_per_shard=2", "--output_folder=s3://\(MotoS3.bucket)/spool"],
+                                                 environment: environment)
+            #expect(run.status == 0, "\(run.err)")
+            let names = Set(try await moto.etags(under: "spool").keys.filter { $0.hasSuffix("_stats.json") })
+            #expect(names == Set((0..<6).map { String(format: "%05d_stats.json", $0) }))
+            let seen = try DatasetFixture.object(Data(contentsOf: stats))
+            let most = try #require(seen["spool_max"] as? Int)
+            #expect((1...2).contains(most), "finished shards in the spool at once: \(most)")
+            #expect(Self.spools(in: tmp).isEmpty)
+        }
+    }
+
     @Test("at most two parts are in flight: an upload of three parts or more through a counting proxy overlaps two, never more")
     func partsInFlight() async throws {
         try await MotoS3.with { moto, work in
@@ -318,22 +362,10 @@ struct DatasetS3OutputTests {
             defer { Task { await origin.shutdown() } }
             _ = try Self.noiseImages(5, on: origin)
             let list = try BulkFixture.list((0..<5).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
-            let stats = work.url.appendingPathComponent("parts.json")
-            let portFile = work.url.appendingPathComponent("proxy.port")
-            let proxy = Process()
-            proxy.executableURL = MotoS3.venv.appendingPathComponent("python")
-            proxy.arguments = [Corpus.packageRoot.appendingPathComponent("Tests/Fixtures/s3/part_counting_proxy.py").path,
-                               "\(moto.port)", stats.path, portFile.path]
-            try proxy.run()
-            defer { kill(proxy.processIdentifier, SIGKILL) }
-            var proxyPort: Int?
-            for _ in 0..<100 where proxyPort == nil {
-                proxyPort = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
-                if proxyPort == nil { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            let port = try #require(proxyPort, "the counting proxy did not start")
             let tmp = work.url.appendingPathComponent("tmp")
             try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let (proxy, port, stats) = try await Self.countingProxy(moto, work: work)
+            defer { kill(proxy.processIdentifier, SIGKILL) }
             let partSize = 5 * 1024 * 1024
             var environment = moto.environment(spool: tmp)
             environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(port)"
