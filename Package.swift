@@ -122,6 +122,8 @@ let package = Package(
                 "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageServer", "CMalloc",
                 "CArchive", "CZlib", "Parquet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // Bulk mode's s3:// output folder.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -48,7 +48,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per URL, in input order, and nothing else on stdout.")
     var json = false
 
-    @Option(help: "Write each image into DIR, named like its disk cache file; with any bulk flag (--file, --format, --out-layout…) named by list index instead (000000042.jpg), and with img2dataset's flags as img2dataset names them.")
+    @Option(help: "Write each image into DIR, named like its disk cache file; with any bulk flag (--file, --format, --out-layout…) named by list index instead (000000042.jpg), and with img2dataset's flags as img2dataset names them, and then DIR may be s3://bucket/prefix (AWS_* environment variables).")
     var out: String?
 
     @OptionGroup var output: OutputOptions
@@ -66,6 +66,11 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError("--header '\(header)' is not 'Name: value'")
         }
         if let thumbnail { _ = try NumericOption.thumbnail(thumbnail) }
+        // Only dataset jobs upload (their shards are whole files); other writes are local.
+        if let out, !dataset.isActive, let scheme = S3Destination.scheme(of: out), scheme != "file" {
+            throw ValidationError("--out \(out): \(scheme):// is written only by dataset jobs (--file with img2dataset's "
+                + "flags, e.g. --output-format webdataset); otherwise --out is a local folder")
+        }
     }
 
     func run() async throws {

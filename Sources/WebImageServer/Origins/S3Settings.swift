@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// How `s3://bucket/key` sources are fetched (imgproxy's `IMGPROXY_USE_S3` family,
 /// docs/image_sources/amazon_s3.mdx). Off by default.

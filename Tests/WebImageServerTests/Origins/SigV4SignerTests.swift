@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImage
 @testable import WebImageServer
 
 /// ``SigV4Signer`` against AWS's published Signature Version 4 test suite

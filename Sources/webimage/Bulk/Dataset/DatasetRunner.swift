@@ -13,11 +13,19 @@ import WebImage
 /// stderr; a job that produced nothing is more likely a wrong column or a dead network than
 /// a result); a `ValidationError` (status 2) for a list or folder that cannot
 /// be used, before any download and before the output folder is made.
+///
+/// An `s3://bucket/prefix` output folder (``S3Destination``) is checked first (missing
+/// credentials: status 2 before anything is read), then listed once (a refused listing:
+/// status 1 before any download); the shards are written to a spool folder and uploaded by
+/// ``S3ShardPublisher`` (a failed upload: status 1).
 struct DatasetRunner {
     let plan: DatasetPlan
 
     func run() async throws {
-        // The list first: a list that cannot be read leaves the output folder as it was.
+        // An s3:// output folder's settings first: missing credentials are a usage error
+        // before anything is read, fetched or written.
+        let s3 = try S3Destination.parse(plan.out, environment: ProcessInfo.processInfo.environment)
+        // The list next: a list that cannot be read leaves the output folder as it was.
         let reader: DatasetRowReader
         do {
             reader = try DatasetRowReader(path: plan.file, formatName: plan.formatName, format: plan.format,
@@ -26,7 +34,23 @@ struct DatasetRunner {
         } catch {
             throw ValidationError("\(error)")
         }
-        let directory = URL(fileURLWithPath: plan.out, isDirectory: true)
+        if let s3 {
+            let client = S3ObjectClient(destination: s3)
+            let spool = FileManager.default.temporaryDirectory
+                .appendingPathComponent("webimage-s3-spool-\(UUID().uuidString)", isDirectory: true)
+            let outcome: Result<Void, any Error>
+            do {
+                try await run(reader: reader, s3: client, spool: spool)
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            await client.shutdown()
+            await SpoolFile.remove(spool.path)
+            try outcome.get()
+            return
+        }
+        let directory = URL(fileURLWithPath: Self.localPath(plan.out), isDirectory: true)
         var doneShards: Set<Int> = []
         var firstShard = 0
         let existing = FileManager.default.fileExists(atPath: directory.path)
@@ -58,7 +82,12 @@ struct DatasetRunner {
         } catch {
             throw ValidationError("cannot create the output folder \(plan.out): \(error.localizedDescription)")
         }
+        try await run(reader: reader, directory: directory, doneShards: doneShards, firstShard: firstShard, s3: nil)
+    }
 
+    /// Runs the job into `directory` (the output folder, or the spool of `s3`) and prints its summary.
+    func run(reader: DatasetRowReader, directory: URL, doneShards: Set<Int>, firstShard: Int,
+                     s3: S3ObjectClient?) async throws {
         let naming = ShardNaming(samplesPerShard: plan.samplesPerShard, shardDigits: plan.shardDigits)
         let downloader = ImageDownloader(config: downloaderConfig())
         let gate = HostGate(limit: plan.perHostConcurrency, ratePerSecond: plan.perHostRate)
@@ -79,7 +108,7 @@ struct DatasetRunner {
                              processor: SampleProcessor(settings: plan.image),
                              output: ShardOutput(directory: directory, layout: plan.layout, naming: naming,
                                                  writesJSONLines: plan.writesJSONLines,
-                                                 imageExtension: plan.image.format.rawValue),
+                                                 imageExtension: plan.image.format.rawValue, s3: s3),
                              doneShards: doneShards)
         let start = ContinuousClock.now
         let outcome: Result<DatasetJob.Summary, DatasetInputError>
@@ -133,8 +162,12 @@ struct DatasetRunner {
     /// Shard numbers with a `NNNNN_stats.json` in `directory`: img2dataset's own test of a
     /// finished shard.
     static func finishedShards(in directory: URL) -> Set<Int> {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return Set(names.compactMap { name -> Int? in
+        finishedShards(names: (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+    }
+
+    /// Shard numbers of the `NNNNN_stats.json` among `names`.
+    static func finishedShards(names: [String]) -> Set<Int> {
+        Set(names.compactMap { name -> Int? in
             guard name.hasSuffix("_stats.json") else { return nil }
             return Int(name.dropLast("_stats.json".count))
         })

@@ -12,6 +12,11 @@ import Synchronization
 /// `NNNNN_stats.json`: a shard with a stats file is complete, which is what `--resume`
 /// and img2dataset's own resume look for.
 ///
+/// With an ``S3ShardPublisher`` (an `s3://` output folder), `directory` is a local spool
+/// and each finished shard is handed to the publisher, which uploads its files (stats
+/// last) and removes them; ``drain()`` also waits for that upload, and its failures are
+/// among ``errors``.
+///
 /// **Bounds.** ``pendingBytes`` counts the encoded bytes handed over and not written yet;
 /// the job stops starting samples while it is over its budget. A shard's metadata records
 /// are held until the shard ends (a few hundred bytes per row).
@@ -44,20 +49,25 @@ final class ShardOutput: Sendable {
     private let open = OpenShards()
     private let pending = Atomic<Int>(0)
     private let problems = Mutex<[String]>([])
+    private let publisher: S3ShardPublisher?
 
-    init(directory: URL, layout: Layout, naming: ShardNaming, writesJSONLines: Bool = true, imageExtension: String = "jpg") {
+    /// With `s3`, the client of an `s3://` output folder, `directory` is the local spool and
+    /// each finished shard is uploaded (a failed upload is among ``errors``).
+    init(directory: URL, layout: Layout, naming: ShardNaming, writesJSONLines: Bool = true, imageExtension: String = "jpg",
+         s3 client: S3ObjectClient? = nil) {
         self.directory = directory
         self.layout = layout
         self.naming = naming
         self.writesJSONLines = writesJSONLines
         self.imageExtension = imageExtension
+        publisher = client.map { S3ShardPublisher(client: $0, spool: directory) }
     }
 
     /// Encoded bytes handed over and not written yet.
     var pendingBytes: Int { pending.load(ordering: .relaxed) }
 
     /// Write errors so far (each shard's first).
-    var errors: [String] { problems.withLock { $0 } }
+    var errors: [String] { problems.withLock { $0 } + (publisher?.errors ?? []) }
 
     /// Queues one sample of `shard`: its files (none for a failed sample) and its metadata record.
     func add(shard: Int, key: String, members: [ShardMember], record: SampleRecord) {
@@ -104,16 +114,20 @@ final class ShardOutput: Sendable {
                 let statsPartial = directory.appendingPathComponent(".\(name)_stats.json.partial")
                 try ShardFiles.write(Data(stats().json.utf8), to: statsPartial)
                 try ShardFiles.move(statsPartial, to: directory.appendingPathComponent("\(name)_stats.json"))
+                publisher?.publish(shardName: name)
             } catch {
                 fail(shard, error)
             }
         }
     }
 
-    /// Waits until everything queued so far is written.
+    /// Waits until everything queued so far is written (and uploaded, to S3).
     func drain() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async { continuation.resume() }
+            queue.async { [publisher] in
+                publisher?.waitForUploads()
+                continuation.resume()
+            }
         }
     }
 

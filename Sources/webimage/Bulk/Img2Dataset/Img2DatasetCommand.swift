@@ -25,7 +25,9 @@ struct Img2DatasetCommand: AsyncParsableCommand {
         number_sample_per_shard 10000, compute_hash sha256, extract_exif True, timeout 10, \
         incremental_mode incremental). webimage adds --shard=I/N (split a job over N processes or \
         machines), --per_host_concurrency=N, --ignore_ssl_certificate and --jsonl_metadata (each \
-        shard's metadata also as NNNNN.jsonl, beside NNNNN.parquet). --print-plan prints the \
+        shard's metadata also as NNNNN.jsonl, beside NNNNN.parquet). --output_folder may be \
+        s3://bucket/prefix (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, \
+        AWS_ENDPOINT_URL; multipart above WEBIMAGE_S3_PART_SIZE, 8 MiB). --print-plan prints the \
         options as read, as JSON, and downloads nothing. The bulk article lists each option as \
         accepted, mapped or refused.
 

@@ -176,7 +176,7 @@ final class SlurmCluster: Sendable {
     }
 
     /// `count` TCP ports free on this machine now (bound to port 0, then released).
-    private static func freePorts(_ count: Int) throws -> [Int] {
+    static func freePorts(_ count: Int) throws -> [Int] {
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }
         return try (0..<count).map { _ in

@@ -10,25 +10,36 @@ import Foundation
 /// never normalises it; ``s3Path(_:)`` does that) and every header it will send that must
 /// be signed; the signer adds `x-amz-date`, `x-amz-content-sha256` (S3 needs it) and
 /// `x-amz-security-token` for session credentials. Pure computation on the caller's thread.
-struct SigV4Signer: Sendable {
-    var accessKeyID: String
-    var secretAccessKey: String
-    var sessionToken: String?
-    var region: String
-    var service: String
+///
+/// Lives in `WebImage` (not the proxy) because both the proxy's `s3://` source and bulk
+/// mode's `s3://` output sign with it.
+public struct SigV4Signer: Sendable {
+    public var accessKeyID: String
+    public var secretAccessKey: String
+    public var sessionToken: String?
+    public var region: String
+    public var service: String
+
+    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String, service: String) {
+        self.accessKeyID = accessKeyID
+        self.secretAccessKey = secretAccessKey
+        self.sessionToken = sessionToken
+        self.region = region
+        self.service = service
+    }
 
     /// The hash S3 accepts for a body it need not check (every GET here).
-    static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
     /// SHA-256 of the empty string.
-    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
     /// What signing produced: the headers to add, and the steps (for tests and logs).
-    struct Signed: Sendable {
-        var headers: [(String, String)]
-        var canonicalRequest: String
-        var stringToSign: String
-        var signature: String
-        var authorization: String
+    public struct Signed: Sendable {
+        public var headers: [(String, String)]
+        public var canonicalRequest: String
+        public var stringToSign: String
+        public var signature: String
+        public var authorization: String
     }
 
     /// Signs a request.
@@ -39,7 +50,7 @@ struct SigV4Signer: Sendable {
     ///   - headers: the headers sent that are signed (`Host` included), not encoded.
     ///   - payloadHash: hex SHA-256 of the body, or ``unsignedPayload``; `nil` sends no
     ///     `x-amz-content-sha256` header (services other than S3) and signs the empty hash.
-    func sign(method: String, path: String, query: [(String, String)], headers: [(String, String)],
+    public func sign(method: String, path: String, query: [(String, String)], headers: [(String, String)],
               payloadHash: String?, date: Date) -> Signed {
         let amzDate = Self.amzDate(date)
         let day = String(amzDate.prefix(8))
@@ -91,7 +102,7 @@ struct SigV4Signer: Sendable {
     }
 
     /// `YYYYMMDD'T'HHMMSS'Z'` in UTC.
-    static func amzDate(_ date: Date) -> String {
+    public static func amzDate(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
@@ -101,10 +112,10 @@ struct SigV4Signer: Sendable {
     /// An S3 object path for the canonical URI and the request line: every byte but
     /// `A–Z a–z 0–9 - _ . ~ /` percent-encoded once, upper-case hex; no normalisation
     /// (`a//b/../c` stays as it is).
-    static func s3Path(_ path: String) -> String { encode(path, keepSlash: true) }
+    public static func s3Path(_ path: String) -> String { encode(path, keepSlash: true) }
 
     /// URI encoding of the specification: unreserved characters kept, `/` kept only in paths.
-    static func encode(_ text: String, keepSlash: Bool) -> String {
+    public static func encode(_ text: String, keepSlash: Bool) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
