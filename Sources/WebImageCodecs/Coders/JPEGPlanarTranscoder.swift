@@ -19,8 +19,9 @@ import Foundation
 ///   ``ColorConverter/changesPixels(from:options:)``), or colour management off;
 /// - no plane needs the resampler's box pre-shrink (a residual scale of 8 or more after the
 ///   DCT scaling). At 1/2, 1/4 and 1/8 libjpeg decodes 4:2:0 chroma with a larger IDCT to
-///   luma's size, so chroma's residual is twice luma's: a 12 MP photo to 250 px or less
-///   (luma residual 4 or more) takes the RGBA path.
+///   luma's size, so chroma's residual is twice luma's: with the shrink-on-load rule a
+///   proportional shrink of 32× or more (12 MP to 126 px or less), or a distorting one whose
+///   other axis leaves luma 4× or more, takes the RGBA path.
 ///
 /// What it saves (12 MP 4:2:0, `webimage serve`, CPU per request): ~8 ms of 55 at 1200 px
 /// (a 1/1 decode: no fancy upsampling or colour conversion of 12 MP), ~1 ms at 673×500
