@@ -23,6 +23,12 @@ struct wi_jpeg_decoder {
     JOCTET *icc;
     unsigned int icc_count;
     wi_coefficient_store coefficients;
+    // Planar decoding: one row of MCUs per plane (malloc'd on first use, freed with the
+    // decoder), the row pointers libjpeg writes through, and the rows handed out so far.
+    uint8_t *plane_buffer[3];
+    JSAMPROW plane_rows[3][2 * DCTSIZE];
+    size_t plane_stride[3];
+    unsigned plane_done[3];
 };
 
 static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
@@ -196,6 +202,9 @@ void wi_jdec_destroy(wi_jpeg_decoder *d) {
     }
     jpeg_destroy_decompress(&d->cinfo);
     free(d->icc);
+    for (int i = 0; i < 3; i++) {
+        free(d->plane_buffer[i]);
+    }
     free(d);
 }
 
@@ -369,6 +378,99 @@ wi_jpeg_status wi_jdec_read_strip(wi_jpeg_decoder *d, uint8_t *base, size_t stri
 wi_jpeg_status wi_jdec_finish(wi_jpeg_decoder *d) {
     GUARD(d)
     return jpeg_finish_decompress(&d->cinfo) ? WI_JPEG_OK : WI_JPEG_SUSPENDED;
+}
+
+// MARK: Planar decoding
+
+int wi_jdec_has_planes(const wi_jpeg_decoder *d) {
+    const struct jpeg_decompress_struct *c = &d->cinfo;
+    if (d->err.failed || c->num_components != 3 || c->jpeg_color_space != JCS_YCbCr) {
+        return 0;
+    }
+    const jpeg_component_info *y = &c->comp_info[0];
+    for (int i = 1; i < 3; i++) {
+        if (c->comp_info[i].h_samp_factor != 1 || c->comp_info[i].v_samp_factor != 1) {
+            return 0;
+        }
+    }
+    return y->h_samp_factor >= 1 && y->h_samp_factor <= 2 && y->v_samp_factor >= 1 && y->v_samp_factor <= 2;
+}
+
+wi_jpeg_status wi_jdec_configure_planes(wi_jpeg_decoder *d, unsigned scale_denom, wi_jpeg_plane planes[3]) {
+    GUARD(d)
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    if (!wi_jdec_has_planes(d)) {
+        wi_error_fail((j_common_ptr)c, "The JPEG is not 3-component YCbCr with 1x1 chroma");
+    }
+    c->raw_data_out = TRUE;
+    c->out_color_space = JCS_YCbCr;
+    c->scale_num = 1;
+    c->scale_denom = scale_denom;
+    c->buffered_image = FALSE;
+    jpeg_calc_output_dimensions(c);
+    for (int i = 0; i < 3; i++) {
+        const jpeg_component_info *p = &c->comp_info[i];
+        planes[i].width = p->downsampled_width;
+        planes[i].height = p->downsampled_height;
+        // downsampled_width is this, rounded up (jdmaster.c).
+        double h = (double)(p->h_samp_factor * p->DCT_scaled_size) / (double)(c->max_h_samp_factor * DCTSIZE);
+        double v = (double)(p->v_samp_factor * p->DCT_scaled_size) / (double)(c->max_v_samp_factor * DCTSIZE);
+        planes[i].extent_width = (double)c->image_width * h;
+        planes[i].extent_height = (double)c->image_height * v;
+    }
+    return WI_JPEG_OK;
+}
+
+// A row of MCUs for every plane: v_samp × DCT_scaled_size rows of whole blocks each.
+static void allocate_planes(wi_jpeg_decoder *d) {
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    for (int i = 0; i < 3; i++) {
+        const jpeg_component_info *p = &c->comp_info[i];
+        int rows = p->v_samp_factor * p->DCT_scaled_size;
+        // Whole MCUs: libjpeg may write the blocks that pad the last MCU of a row.
+        size_t stride = ((size_t)p->width_in_blocks + (size_t)p->h_samp_factor) * (size_t)p->DCT_scaled_size;
+        d->plane_buffer[i] = malloc(stride * (size_t)rows);
+        if (d->plane_buffer[i] == NULL) {
+            wi_error_fail((j_common_ptr)c, "Out of memory for a row of planar samples");
+        }
+        d->plane_stride[i] = stride;
+        for (int r = 0; r < rows; r++) {
+            d->plane_rows[i][r] = d->plane_buffer[i] + (size_t)r * stride;
+        }
+    }
+}
+
+wi_jpeg_status wi_jdec_read_planes(wi_jpeg_decoder *d, const uint8_t *rows[3], size_t strides[3],
+                                   unsigned counts[3]) {
+    for (int i = 0; i < 3; i++) {
+        counts[i] = 0;
+    }
+    GUARD(d)
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    if (!c->raw_data_out) {
+        wi_error_fail((j_common_ptr)c, "The decoder was not configured for planes");
+    }
+    if (c->output_scanline >= c->output_height) {
+        return WI_JPEG_OK;
+    }
+    if (d->plane_buffer[0] == NULL) {
+        allocate_planes(d);
+    }
+    JSAMPARRAY data[3] = {d->plane_rows[0], d->plane_rows[1], d->plane_rows[2]};
+    JDIMENSION lines = (JDIMENSION)(c->max_v_samp_factor * c->min_DCT_scaled_size);
+    if (jpeg_read_raw_data(c, data, lines) == 0) {
+        return WI_JPEG_SUSPENDED;
+    }
+    for (int i = 0; i < 3; i++) {
+        const jpeg_component_info *p = &c->comp_info[i];
+        unsigned made = (unsigned)(p->v_samp_factor * p->DCT_scaled_size);
+        unsigned left = p->downsampled_height - d->plane_done[i];
+        counts[i] = made < left ? made : left;
+        d->plane_done[i] += counts[i];
+        rows[i] = d->plane_buffer[i];
+        strides[i] = d->plane_stride[i];
+    }
+    return WI_JPEG_OK;
 }
 
 // MARK: Buffered-image mode

@@ -2,6 +2,7 @@
 #include "wi_jpeg_error.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct wi_jpeg_encoder {
     struct jpeg_compress_struct cinfo;
@@ -9,6 +10,11 @@ struct wi_jpeg_encoder {
     unsigned char *out; // malloc'd by jpeg_mem_dest, freed here
     unsigned long out_size;
     int started;
+    // Planar input: one row of MCUs per plane, padded to whole blocks (malloc'd by
+    // wi_jenc_start_planes, freed with the encoder), and the row pointers libjpeg reads.
+    uint8_t *plane_buffer[3];
+    JSAMPROW plane_rows[3][2 * DCTSIZE];
+    size_t plane_stride[3];
 };
 
 wi_jpeg_encoder *wi_jenc_create(void) {
@@ -33,6 +39,9 @@ void wi_jenc_destroy(wi_jpeg_encoder *e) {
     }
     jpeg_destroy_compress(&e->cinfo);
     free(e->out);
+    for (int i = 0; i < 3; i++) {
+        free(e->plane_buffer[i]);
+    }
     free(e);
 }
 
@@ -87,6 +96,69 @@ wi_jpeg_status wi_jenc_write_rows(wi_jpeg_encoder *e, const uint8_t *base, size_
             wi_error_fail((j_common_ptr)c, "libjpeg accepted no rows");
         }
         done += written;
+    }
+    return WI_JPEG_OK;
+}
+
+wi_jpeg_status wi_jenc_start_planes(wi_jpeg_encoder *e, unsigned width, unsigned height, int quality,
+                                    int progressive, int optimize) {
+    GUARD(e)
+    struct jpeg_compress_struct *c = &e->cinfo;
+    jpeg_mem_dest(c, &e->out, &e->out_size);
+    c->image_width = width;
+    c->image_height = height;
+    c->input_components = 3;
+    c->in_color_space = JCS_YCbCr;
+    // For YCbCr input the defaults are what wi_jenc_start writes: 2x2 luma, 1x1 chroma.
+    jpeg_set_defaults(c);
+    jpeg_set_quality(c, quality, TRUE);
+    c->optimize_coding = optimize ? TRUE : FALSE;
+    if (progressive) {
+        jpeg_simple_progression(c);
+    }
+    c->raw_data_in = TRUE;
+    jpeg_start_compress(c, TRUE);
+    e->started = 1;
+    for (int i = 0; i < 3; i++) {
+        const jpeg_component_info *p = &c->comp_info[i];
+        size_t stride = ((size_t)p->width_in_blocks + (size_t)p->h_samp_factor) * DCTSIZE;
+        e->plane_buffer[i] = malloc(stride * (size_t)(p->v_samp_factor * DCTSIZE));
+        if (e->plane_buffer[i] == NULL) {
+            wi_error_fail((j_common_ptr)c, "Out of memory for a row of planar samples");
+        }
+        e->plane_stride[i] = stride;
+        for (int r = 0; r < p->v_samp_factor * DCTSIZE; r++) {
+            e->plane_rows[i][r] = e->plane_buffer[i] + (size_t)r * stride;
+        }
+    }
+    return WI_JPEG_OK;
+}
+
+wi_jpeg_status wi_jenc_write_planes(wi_jpeg_encoder *e, const uint8_t *const planes[3], const size_t strides[3]) {
+    GUARD(e)
+    struct jpeg_compress_struct *c = &e->cinfo;
+    if (!c->raw_data_in || e->plane_buffer[0] == NULL) {
+        wi_error_fail((j_common_ptr)c, "The encoder was not started for planes");
+    }
+    JDIMENSION lines = (JDIMENSION)(c->max_v_samp_factor * DCTSIZE);
+    for (JDIMENSION top = 0; c->next_scanline < c->image_height; top += lines) {
+        for (int i = 0; i < 3; i++) {
+            const jpeg_component_info *p = &c->comp_info[i];
+            unsigned rows = (unsigned)(p->v_samp_factor * DCTSIZE);
+            size_t first = (size_t)top / (size_t)(c->max_v_samp_factor / p->v_samp_factor);
+            size_t width = p->downsampled_width, padded = (size_t)p->width_in_blocks * DCTSIZE;
+            for (unsigned r = 0; r < rows; r++) {
+                // Past the last row, the last row again (libjpeg's expand_bottom_edge).
+                size_t y = first + r < p->downsampled_height ? first + r : p->downsampled_height - 1;
+                uint8_t *row = e->plane_rows[i][r];
+                memcpy(row, planes[i] + y * strides[i], width);
+                memset(row + width, row[width - 1], padded - width);
+            }
+        }
+        JSAMPARRAY data[3] = {e->plane_rows[0], e->plane_rows[1], e->plane_rows[2]};
+        if (jpeg_write_raw_data(c, data, lines) == 0) {
+            wi_error_fail((j_common_ptr)c, "libjpeg accepted no rows");
+        }
     }
     return WI_JPEG_OK;
 }

@@ -22,6 +22,10 @@ static inline int16_t clamp16(int32_t v) {
     return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v);
 }
 
+static inline uint8_t to_byte(int32_t v) {
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
 void wi_rs_load_row(const uint8_t *src, size_t width, int premultiply, int16_t *out) {
     size_t i = 0;
 #if defined(__SSE2__)
@@ -456,6 +460,38 @@ void wi_rs_horizontal_store(const int16_t *src, const int32_t *starts, const int
     wi_rs_store_row(scratch, width, 0, out);
 }
 
+void wi_rs_horizontal_plane_store(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
+                                  size_t width, uint8_t *out) {
+    for (size_t x = 0; x < width; x++) {
+        const int16_t *p = src + (size_t)starts[x];
+        const int16_t *w = weights + x * (size_t)count;
+        int32_t sum;
+        int t = 0;
+#if defined(__SSE2__)
+        // Neighbouring taps are neighbouring values here: pmaddwd sums them pairwise.
+        __m128i acc = _mm_setzero_si128();
+        for (; t + 8 <= count; t += 8) {
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_loadu_si128((const __m128i *)(p + t)),
+                                                    _mm_loadu_si128((const __m128i *)(w + t))));
+        }
+        if (t < count) { // count is a multiple of 4: one group of four left
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_loadl_epi64((const __m128i *)(p + t)),
+                                                    _mm_loadl_epi64((const __m128i *)(w + t))));
+        }
+        acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0x4E));
+        acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0xB1));
+        sum = _mm_cvtsi128_si32(acc);
+#else
+        sum = 0;
+        for (; t < count; t++) {
+            sum += w[t] * p[t];
+        }
+#endif
+        // The 4-channel path's two roundings: to fixed point at bit 14, then to a byte.
+        out[x] = to_byte((clamp16((sum + (1 << 13)) >> 14) + 32) >> 6);
+    }
+}
+
 int wi_rs_is_opaque(const uint8_t *rgba, size_t pixels) {
     size_t i = 0;
 #if defined(__SSE2__)
@@ -478,10 +514,6 @@ int wi_rs_is_opaque(const uint8_t *rgba, size_t pixels) {
         }
     }
     return 1;
-}
-
-static inline uint8_t to_byte(int32_t v) {
-    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
 void wi_rs_store_row(const int16_t *src, size_t width, int premultiplied, uint8_t *out) {

@@ -92,6 +92,34 @@ wi_jpeg_status wi_jdec_read_strip(wi_jpeg_decoder *d, uint8_t *base, size_t stri
                                   unsigned *rows);
 wi_jpeg_status wi_jdec_finish(wi_jpeg_decoder *d);
 
+// Planar (raw YCbCr) decoding: the samples as stored, no colour conversion or upsampling.
+
+/// One component plane of a planar decode or encode.
+typedef struct {
+    /// Samples per row and rows in the image (libjpeg's downsampled size, rounded up).
+    unsigned width;
+    unsigned height;
+    /// How much of the image the plane covers, in its own samples: the rounded-up sizes
+    /// above stand for a last column and row that may cover less than a whole sample.
+    double extent_width;
+    double extent_height;
+} wi_jpeg_plane;
+
+/// 1 when the header describes what wi_jdec_configure_planes decodes: three components,
+/// YCbCr, chroma sampled once per MCU and luma once or twice per axis (4:4:4, 4:2:2,
+/// 4:4:0, 4:2:0).
+int wi_jdec_has_planes(const wi_jpeg_decoder *d);
+/// Chooses raw YCbCr output (Y, Cb, Cr planes) with DCT scaling by 1/`scale_denom`, and
+/// reports each plane. At a reduced scale libjpeg decodes chroma with a larger IDCT rather
+/// than upsampling it, so chroma planes can be as large as luma's.
+wi_jpeg_status wi_jdec_configure_planes(wi_jpeg_decoder *d, unsigned scale_denom, wi_jpeg_plane planes[3]);
+/// After wi_jdec_start: decodes the next row of MCUs into the decoder's own buffers and
+/// points `rows[i]` at plane i's first new row (`strides[i]` bytes apart), `counts[i]` rows
+/// of it (0 once the plane is complete). Returns WI_JPEG_OK with all counts 0 at the end,
+/// or early when complete input turns out truncated (wi_jdec_is_truncated).
+wi_jpeg_status wi_jdec_read_planes(wi_jpeg_decoder *d, const uint8_t *rows[3], size_t strides[3],
+                                   unsigned counts[3]);
+
 // Buffered-image mode (progressive incremental decoding).
 
 /// Consumes the input received so far. `*completed_scans` counts the scans whose data
@@ -127,6 +155,15 @@ const char *wi_jenc_message(const wi_jpeg_encoder *e);
 wi_jpeg_status wi_jenc_start(wi_jpeg_encoder *e, unsigned width, unsigned height, int quality,
                              int input_rgba, int progressive, int optimize);
 wi_jpeg_status wi_jenc_write_rows(wi_jpeg_encoder *e, const uint8_t *base, size_t stride, unsigned count);
+/// Starts a 4:2:0 YCbCr JPEG like wi_jenc_start whose samples come as planes
+/// (wi_jenc_write_planes): no colour conversion or chroma downsampling. Plane 0 is
+/// `width` × `height`, planes 1 and 2 half that, rounded up.
+wi_jpeg_status wi_jenc_start_planes(wi_jpeg_encoder *e, unsigned width, unsigned height, int quality,
+                                    int progressive, int optimize);
+/// Writes the whole image from its three planes (plane i's rows `strides[i]` bytes apart,
+/// its size as wi_jenc_start_planes says), padding each block row by repeating the last
+/// column and row as libjpeg's own downsampler does.
+wi_jpeg_status wi_jenc_write_planes(wi_jpeg_encoder *e, const uint8_t *const planes[3], const size_t strides[3]);
 /// Finishes the file; `*bytes` stays valid until wi_jenc_destroy.
 wi_jpeg_status wi_jenc_finish(wi_jpeg_encoder *e, const uint8_t **bytes, size_t *count);
 

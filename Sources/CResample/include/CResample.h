@@ -46,6 +46,13 @@ void wi_rs_horizontal(const int16_t *src, const int32_t *starts, const int16_t *
 void wi_rs_horizontal_store(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
                             size_t width, int16_t *scratch, uint8_t *out);
 
+/// One-channel wi_rs_horizontal_store, for the planes of a YCbCr image: `src` holds one
+/// fixed-point value per pixel, `count` is a multiple of 4 (zero-padded weights; the row
+/// must hold `count` values from every start), and the result is rounded to bytes exactly
+/// as wi_rs_store_row rounds.
+void wi_rs_horizontal_plane_store(const int16_t *src, const int32_t *starts, const int16_t *weights, int count,
+                                  size_t width, uint8_t *out);
+
 /// Rounds a fixed-point row back to 8-bit RGBA, dividing colour by alpha when `premultiplied`
 /// (a pixel whose alpha rounds to 0 becomes transparent black).
 void wi_rs_store_row(const int16_t *src, size_t width, int premultiplied, uint8_t *out);

@@ -90,6 +90,41 @@ final class JPEGDecompressor {
         return Int(rows)
     }
 
+    /// Whether the file is what ``configurePlanes(scaleDenominator:)`` decodes: three
+    /// components, YCbCr, chroma sampled once per MCU (4:2:0, 4:2:2, 4:4:0, 4:4:4).
+    var hasPlanes: Bool { wi_jdec_has_planes(raw) != 0 }
+
+    /// Sets raw YCbCr output at 1/`scaleDenominator`; returns the Y, Cb and Cr planes' sizes.
+    func configurePlanes(scaleDenominator: Int) throws(WebImageError) -> [wi_jpeg_plane] {
+        var planes = [wi_jpeg_plane](repeating: wi_jpeg_plane(), count: 3)
+        _ = try check(planes.withUnsafeMutableBufferPointer { wi_jdec_configure_planes(raw, UInt32(scaleDenominator), $0.baseAddress) })
+        return planes
+    }
+
+    /// Decodes the next row of MCUs (after ``start()``) and hands `body` each plane's new
+    /// rows: plane index, first row, stride in bytes, row count. `false` once every row
+    /// was handed out, or when complete input turned out truncated (``isTruncated``).
+    func readPlanes(_ body: (Int, UnsafePointer<UInt8>, Int, Int) -> Void) throws(WebImageError) -> Bool {
+        var rows: [UnsafePointer<UInt8>?] = [nil, nil, nil]
+        var strides = [Int](repeating: 0, count: 3)
+        var counts = [UInt32](repeating: 0, count: 3)
+        let status = rows.withUnsafeMutableBufferPointer { r in
+            strides.withUnsafeMutableBufferPointer { s in
+                counts.withUnsafeMutableBufferPointer { c in
+                    wi_jdec_read_planes(raw, r.baseAddress, s.baseAddress, c.baseAddress)
+                }
+            }
+        }
+        guard try check(status), !isTruncated else { return false }
+        var any = false
+        for i in 0..<3 where counts[i] > 0 {
+            guard let first = rows[i] else { continue }
+            body(i, first, strides[i], Int(counts[i]))
+            any = true
+        }
+        return any
+    }
+
     /// `false` when more data is needed.
     func finish() throws(WebImageError) -> Bool { try check(wi_jdec_finish(raw)) }
 

@@ -54,6 +54,15 @@ enum ColorConverter {
         }
     }
 
+    /// Whether ``convertToSRGB(_:from:options:)`` would change RGBA pixels from `source`:
+    /// `false` for untagged, sRGB-like and unusable sources, or when `options` keep stored
+    /// samples. Lets a decoder that never makes RGB (a planar JPEG transcode) know it may skip it.
+    static func changesPixels(from source: ColorSource?, options: ImageDecodeOptions) -> Bool {
+        guard let source, options.colorManagement == .convertToSRGB else { return false }
+        if case .none = ColorTransformCache.shared.conversion(for: source, input: .rgba) { return false }
+        return true
+    }
+
     /// Converts CMYK `rows` of `pixels` (4 bytes per pixel as libjpeg writes them) to
     /// opaque sRGB RGBA with a CMYK ICC `profile`. `isInverted` is Adobe's inverted CMYK.
     ///

@@ -78,6 +78,9 @@ struct ImageRenderer: Sendable {
     func render(_ data: Data, header: ImageHeader?) throws(WebImageError) -> Output {
         let animated = (header?.isAnimated ?? false) && maxAnimationFrames > 1
         let (decode, planned) = decodeOptions(header: header, animated: animated)
+        if let planar = try renderPlanarJPEG(data, header: header, animated: animated, decode: decode, planned: planned) {
+            return planar
+        }
         let image = try DecodedImage.decodingLazily(data, options: decode, coder: coder)
         guard let first = image.frames.first?.pixels, first.width > 0, first.height > 0 else {
             throw .badImageData("The image has no pixels")
@@ -109,7 +112,7 @@ struct ImageRenderer: Sendable {
         return try encode(still, as: format)
     }
 
-    private func checkOutput(_ size: PixelSize, frames: Int) throws(WebImageError) {
+    func checkOutput(_ size: PixelSize, frames: Int) throws(WebImageError) {
         let (pixels, o1) = size.width.multipliedReportingOverflow(by: size.height)
         let (all, o2) = pixels.multipliedReportingOverflow(by: max(1, frames))
         if o1 || o2 || all > limits.maxOutputPixels {
