@@ -24,16 +24,9 @@ extension JPEGCoder {
         guard pixels.width > 0, pixels.height > 0 else {
             throw WebImageError(.encodingFailed, "Cannot encode an empty image as JPEG")
         }
-        let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
-        guard let encoder = wi_jenc_create() else {
-            throw WebImageError(.encodingFailed, "Could not create a JPEG encoder (out of memory)")
-        }
-        defer { wi_jenc_destroy(encoder) }
-        func check(_ status: wi_jpeg_status) throws(WebImageError) {
-            guard status == WI_JPEG_OK else {
-                throw WebImageError(.encodingFailed, "JPEG encoding failed: \(String(cString: wi_jenc_message(encoder)))")
-            }
-        }
+        let handle = try JPEGEncoderHandle()
+        let (encoder, quality) = (handle.encoder, JPEGEncoderHandle.quality(options))
+        let check = handle.check
 
         let opaque = !pixels.hasAlpha
         try check(wi_jenc_start(encoder, UInt32(pixels.width), UInt32(pixels.height), quality, opaque ? 1 : 0,
@@ -54,13 +47,7 @@ extension JPEGCoder {
                 }
             }
         } }
-        var bytes: UnsafePointer<UInt8>?
-        var count = 0
-        try check(wi_jenc_finish(encoder, &bytes, &count))
-        guard let bytes, count > 0 else {
-            throw WebImageError(.encodingFailed, "libjpeg produced no data")
-        }
-        return Data(bytes: bytes, count: count)
+        return try handle.finish()
     }
 
     private static func compositeOverWhite(_ rgba: UnsafePointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>, count: Int) {

@@ -115,16 +115,9 @@ public enum JPEGPlanarTranscoder {
     /// Encodes the resampled Y, Cb and Cr planes as a 4:2:0 JPEG.
     private static func encodePlanes(_ planes: [PlaneResampler], size: PixelSize,
                                      options: ImageEncodeOptions) throws(WebImageError) -> Data {
-        guard let encoder = wi_jenc_create() else {
-            throw WebImageError(.encodingFailed, "Could not create a JPEG encoder (out of memory)")
-        }
-        defer { wi_jenc_destroy(encoder) }
-        func check(_ status: wi_jpeg_status) throws(WebImageError) {
-            guard status == WI_JPEG_OK else {
-                throw WebImageError(.encodingFailed, "JPEG encoding failed: \(String(cString: wi_jenc_message(encoder)))")
-            }
-        }
-        let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
+        let handle = try JPEGEncoderHandle()
+        let (encoder, quality) = (handle.encoder, JPEGEncoderHandle.quality(options))
+        let check = handle.check
         try check(wi_jenc_start_planes(encoder, UInt32(size.width), UInt32(size.height), quality,
                                        options.progressive ? 1 : 0, options.optimizeHuffmanTables ? 1 : 0))
         let status = planes[0].plane.withUnsafeBufferPointer { y in
@@ -137,10 +130,6 @@ public enum JPEGPlanarTranscoder {
             }
         }
         try check(status)
-        var bytes: UnsafePointer<UInt8>?
-        var count = 0
-        try check(wi_jenc_finish(encoder, &bytes, &count))
-        guard let bytes, count > 0 else { throw WebImageError(.encodingFailed, "libjpeg produced no data") }
-        return Data(bytes: bytes, count: count)
+        return try handle.finish()
     }
 }

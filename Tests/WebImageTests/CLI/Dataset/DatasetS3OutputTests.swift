@@ -23,6 +23,18 @@ struct DatasetS3OutputTests {
         return origin
     }
 
+    /// A list of `count` URLs `/folder/0.png`, `/folder/1.png`… on `origin`, written in `work`.
+    static func list(_ origin: TestOrigin, _ folder: String, count: Int, in work: TemporaryDirectory) throws -> String {
+        try BulkFixture.list((0..<count).map { origin.url("/\(folder)/\($0).png").absoluteString }, in: work)
+    }
+
+    /// A folder for the child's TMPDIR, where the spool goes.
+    static func spoolFolder(in work: TemporaryDirectory) throws -> URL {
+        let tmp = work.url.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        return tmp
+    }
+
     /// The leftovers of our spool folders in `tmp` (the child's TMPDIR).
     static func spools(in tmp: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).filter { $0.hasPrefix("webimage-s3-spool") }
@@ -65,8 +77,7 @@ struct DatasetS3OutputTests {
             let local = work.url.appendingPathComponent("local")
             let localRun = try await WebImageTool.run(common + ["--output_folder=\(local.path)"])
             #expect(localRun.status == 0, "\(localRun.err)")
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let tmp = try Self.spoolFolder(in: work)
             let run = try await WebImageTool.run(common + ["--output_folder=s3://\(MotoS3.bucket)/runs/\(format)/"],
                                                  environment: moto.environment(spool: tmp))
             #expect(run.status == 0, "\(run.err)")
@@ -104,13 +115,12 @@ struct DatasetS3OutputTests {
             defer { Task { await origin.shutdown() } }
             // Three 1024×1024 noise PNGs (~3 MiB each: noise does not compress), kept as served.
             let served = try Self.noiseImages(3, on: origin)
-            let list = try BulkFixture.list((0..<3).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
+            let list = try Self.list(origin, "noise", count: 3, in: work)
             let common = ["img2dataset", "--url_list=\(list)", "--output_format=webdataset", "--disable_all_reencoding=True"]
             let local = work.url.appendingPathComponent("local")
             let localRun = try await WebImageTool.run(common + ["--output_folder=\(local.path)"])
             #expect(localRun.status == 0, "\(localRun.err)")
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let tmp = try Self.spoolFolder(in: work)
             // S3's least part, so three images make a multipart tar.
             let partSize = 5 * 1024 * 1024
             var environment = moto.environment(spool: tmp)
@@ -141,9 +151,8 @@ struct DatasetS3OutputTests {
         try await MotoS3.with { moto, work in
             let origin = try await Self.origin(images: 3)
             defer { Task { await origin.shutdown() } }
-            let list = try BulkFixture.list((0..<3).map { origin.url("/img/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "img", count: 3, in: work)
+            let tmp = try Self.spoolFolder(in: work)
 
             var missing = moto.environment(spool: tmp)
             missing["AWS_ACCESS_KEY_ID"] = ""
@@ -175,9 +184,8 @@ struct DatasetS3OutputTests {
         try await MotoS3.with { moto, work in
             let origin = try await Self.origin(images: 20)
             defer { Task { await origin.shutdown() } }
-            let list = try BulkFixture.list((0..<20).map { origin.url("/img/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "img", count: 20, in: work)
+            let tmp = try Self.spoolFolder(in: work)
             let arguments = ["img2dataset", "--url_list=\(list)", "--output_folder=s3://\(MotoS3.bucket)/inc",
                              "--output_format=webdataset", "--number_sample_per_shard=10"]
             let first = try await WebImageTool.run(arguments, environment: moto.environment(spool: tmp))
@@ -218,9 +226,8 @@ struct DatasetS3OutputTests {
                 print(json.dumps([key["AccessKeyId"], key["SecretAccessKey"]]))
                 """#, [MotoS3.bucket])
             let pair = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String])
-            let list = try BulkFixture.list((0..<4).map { origin.url("/img/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "img", count: 4, in: work)
+            let tmp = try Self.spoolFolder(in: work)
             var environment = moto.environment(spool: tmp)
             environment["AWS_ACCESS_KEY_ID"] = pair[0]
             environment["AWS_SECRET_ACCESS_KEY"] = pair[1]
@@ -242,9 +249,8 @@ struct DatasetS3OutputTests {
             let origin = try await TestOrigin.start()
             defer { Task { await origin.shutdown() } }
             _ = try Self.noiseImages(3, on: origin)
-            let list = try BulkFixture.list((0..<3).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "noise", count: 3, in: work)
+            let tmp = try Self.spoolFolder(in: work)
             var environment = moto.environment(spool: tmp)
             environment["WEBIMAGE_S3_PART_SIZE"] = "\(5 * 1024 * 1024)"
             let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_format=webdataset",
@@ -264,9 +270,8 @@ struct DatasetS3OutputTests {
         try await MotoS3.with { moto, work in
             let origin = try await Self.origin(images: 20)
             defer { Task { await origin.shutdown() } }
-            let list = try BulkFixture.list((0..<20).map { origin.url("/img/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "img", count: 20, in: work)
+            let tmp = try Self.spoolFolder(in: work)
             let arguments = ["img2dataset", "--url_list=\(list)", "--output_folder=s3://\(MotoS3.bucket)/ext",
                              "--output_format=webdataset", "--number_sample_per_shard=10"]
             func shards() async throws -> Set<String> {
@@ -293,9 +298,8 @@ struct DatasetS3OutputTests {
         try await MotoS3.with { moto, work in
             let origin = try await Self.origin(images: 12)
             defer { Task { await origin.shutdown() } }
-            let list = try BulkFixture.list((0..<12).map { origin.url("/img/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "img", count: 12, in: work)
+            let tmp = try Self.spoolFolder(in: work)
             let run = try await WebImageTool.run(["fetch", "--file", list, "--output-format", "webdataset",
                                                   "--number-sample-per-shard", "10", "--out", "s3://\(MotoS3.bucket)/fetch"],
                                                  environment: moto.environment(spool: tmp))
@@ -334,9 +338,8 @@ struct DatasetS3OutputTests {
         try await MotoS3.with { moto, work in
             let origin = try await Self.origin(images: 12)
             defer { Task { await origin.shutdown() } }
-            let list = try BulkFixture.list((0..<12).map { origin.url("/img/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "img", count: 12, in: work)
+            let tmp = try Self.spoolFolder(in: work)
             // Every object PUT held 0.3 s: six shards are made far faster than they go up.
             let (proxy, port, stats) = try await Self.countingProxy(moto, work: work, spool: tmp)
             defer { kill(proxy.processIdentifier, SIGKILL) }
@@ -361,9 +364,8 @@ struct DatasetS3OutputTests {
             let origin = try await TestOrigin.start()
             defer { Task { await origin.shutdown() } }
             _ = try Self.noiseImages(5, on: origin)
-            let list = try BulkFixture.list((0..<5).map { origin.url("/noise/\($0).png").absoluteString }, in: work)
-            let tmp = work.url.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            let list = try Self.list(origin, "noise", count: 5, in: work)
+            let tmp = try Self.spoolFolder(in: work)
             let (proxy, port, stats) = try await Self.countingProxy(moto, work: work)
             defer { kill(proxy.processIdentifier, SIGKILL) }
             let partSize = 5 * 1024 * 1024
