@@ -13,14 +13,14 @@ import Foundation
 ///
 /// Lives in `WebImage` (not the proxy) because both the proxy's `s3://` source and bulk
 /// mode's `s3://` output sign with it.
-public struct SigV4Signer: Sendable {
-    public var accessKeyID: String
-    public var secretAccessKey: String
-    public var sessionToken: String?
-    public var region: String
-    public var service: String
+package struct SigV4Signer: Sendable {
+    package var accessKeyID: String
+    package var secretAccessKey: String
+    package var sessionToken: String?
+    package var region: String
+    package var service: String
 
-    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String, service: String) {
+    package init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String, service: String) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken
@@ -29,17 +29,17 @@ public struct SigV4Signer: Sendable {
     }
 
     /// The hash S3 accepts for a body it need not check (every GET here).
-    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    package static let unsignedPayload = "UNSIGNED-PAYLOAD"
     /// SHA-256 of the empty string.
-    public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    package static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
     /// What signing produced: the headers to add, and the steps (for tests and logs).
-    public struct Signed: Sendable {
-        public var headers: [(String, String)]
-        public var canonicalRequest: String
-        public var stringToSign: String
-        public var signature: String
-        public var authorization: String
+    package struct Signed: Sendable {
+        package var headers: [(String, String)]
+        package var canonicalRequest: String
+        package var stringToSign: String
+        package var signature: String
+        package var authorization: String
     }
 
     /// Signs a request.
@@ -50,7 +50,7 @@ public struct SigV4Signer: Sendable {
     ///   - headers: the headers sent that are signed (`Host` included), not encoded.
     ///   - payloadHash: hex SHA-256 of the body, or ``unsignedPayload``; `nil` sends no
     ///     `x-amz-content-sha256` header (services other than S3) and signs the empty hash.
-    public func sign(method: String, path: String, query: [(String, String)], headers: [(String, String)],
+    package func sign(method: String, path: String, query: [(String, String)], headers: [(String, String)],
               payloadHash: String?, date: Date) -> Signed {
         let amzDate = Self.amzDate(date)
         let day = String(amzDate.prefix(8))
@@ -102,7 +102,7 @@ public struct SigV4Signer: Sendable {
     }
 
     /// `YYYYMMDD'T'HHMMSS'Z'` in UTC.
-    public static func amzDate(_ date: Date) -> String {
+    package static func amzDate(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
@@ -112,10 +112,10 @@ public struct SigV4Signer: Sendable {
     /// An S3 object path for the canonical URI and the request line: every byte but
     /// `A–Z a–z 0–9 - _ . ~ /` percent-encoded once, upper-case hex; no normalisation
     /// (`a//b/../c` stays as it is).
-    public static func s3Path(_ path: String) -> String { encode(path, keepSlash: true) }
+    package static func s3Path(_ path: String) -> String { encode(path, keepSlash: true) }
 
     /// URI encoding of the specification: unreserved characters kept, `/` kept only in paths.
-    public static func encode(_ text: String, keepSlash: Bool) -> String {
+    package static func encode(_ text: String, keepSlash: Bool) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
