@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -33,6 +34,23 @@ ssize_t wi_pread_nowait(int fd, void *buffer, size_t count, off_t offset) {
     return n;
 }
 
+int wi_open_tmpfile(const char *directory) {
+#ifdef O_TMPFILE
+    return open(directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+#else
+    (void)directory;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int wi_link_descriptor(int fd, const char *target) {
+    // Through /proc/self/fd rather than AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH.
+    char source[64];
+    snprintf(source, sizeof(source), "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, source, AT_FDCWD, target, AT_SYMLINK_FOLLOW);
+}
+
 #else
 
 int wi_open_cached(const char *path) {
@@ -43,6 +61,18 @@ int wi_open_cached(const char *path) {
 
 ssize_t wi_pread_nowait(int fd, void *buffer, size_t count, off_t offset) {
     (void)fd; (void)buffer; (void)count; (void)offset;
+    errno = ENOSYS;
+    return -1;
+}
+
+int wi_open_tmpfile(const char *directory) {
+    (void)directory;
+    errno = ENOSYS;
+    return -1;
+}
+
+int wi_link_descriptor(int fd, const char *target) {
+    (void)fd; (void)target;
     errno = ENOSYS;
     return -1;
 }

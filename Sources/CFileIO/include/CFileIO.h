@@ -23,4 +23,13 @@ int wi_open_cached(const char *path);
 /// is cached, EOPNOTSUPP or ENOSYS when the file system or kernel cannot do this.
 ssize_t wi_pread_nowait(int fd, void *buffer, size_t count, off_t offset);
 
+/// Opens an unnamed, write-only regular file in `directory` (O_TMPFILE, mode 0644 less
+/// the umask) for the disk cache's writes. Returns -1 with errno EOPNOTSUPP or EISDIR
+/// where the file system or kernel cannot, ENOSYS on other platforms.
+int wi_open_tmpfile(const char *directory);
+
+/// Gives the unnamed file open at `fd` the name `target` (linkat through
+/// /proc/self/fd). Fails with EEXIST when `target` exists: it never replaces.
+int wi_link_descriptor(int fd, const char *target);
+
 #endif

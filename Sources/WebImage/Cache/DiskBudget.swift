@@ -18,7 +18,8 @@ import Synchronization
 /// ``maxBytes`` trims right away, in the same locked step: the least recently read
 /// entries of all member directories go until the total is at most ``trimTarget``.
 /// So the root never holds more than ``maxBytes`` plus the files being written at that
-/// moment (their temporary files are not counted until they are renamed into place).
+/// moment (their temporary or unnamed files are not counted until they are linked or
+/// renamed into place).
 ///
 /// Entries not read for ``maxAge`` seconds are removed by the same pass, run at least
 /// every ``sweepInterval`` while writes happen and when a member cache opens. The

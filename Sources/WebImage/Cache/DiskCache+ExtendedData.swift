@@ -102,6 +102,15 @@ extension DiskCache {
         #endif
     }
 
+    /// Sets the extended data on an open file (a new entry before it is linked in).
+    static func setAttribute(descriptor fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        #if canImport(Darwin)
+        fsetxattr(fd, extendedAttributeName, bytes.baseAddress, bytes.count, 0, 0)
+        #else
+        fsetxattr(fd, extendedAttributeName, bytes.baseAddress, bytes.count, 0)
+        #endif
+    }
+
     static func removeAttribute(_ file: String) {
         #if canImport(Darwin)
         _ = removexattr(file, extendedAttributeName, 0)

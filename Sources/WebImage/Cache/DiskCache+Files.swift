@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CFileIO
 import Foundation
 import Synchronization
 
@@ -86,10 +87,24 @@ extension DiskCache {
         removeFileSync(named: name)
     }
 
-    func writeDataSync(_ data: Data, forKey key: String) throws(WebImageError) {
+    /// Writes `key`'s entry; with `extendedData`, attaches it too (see ``setExtendedDataSync(_:forKey:)``).
+    ///
+    /// A new entry is written as an unnamed file (`O_TMPFILE`), its extended data set on
+    /// the descriptor, then linked in under its name: a reader in any process still sees
+    /// no entry or a whole one, with its extended data already there, and the directory
+    /// changes once instead of a temporary name created and renamed (plus a path lookup
+    /// each for the `lstat`, the `setxattr` and the sidecar's `unlink`). An entry that
+    /// exists is replaced by linking the same file under a temporary name and renaming
+    /// it over; a file system without `O_TMPFILE` takes ``writeFileAtomically(_:toPath:)``.
+    func writeDataSync(_ data: Data, extendedData: Data? = nil, forKey key: String) throws(WebImageError) {
         let name = CacheKey.fileName(for: key)
         let target = path + "/" + name
+        var attached = false
         let write = { () -> (delta: Int, result: WebImageError?) in
+            if let linked = self.linkNewFile(data, attribute: extendedData, name: name) {
+                attached = linked.attached
+                return (linked.delta, nil)
+            }
             var old = stat()
             let replaces = lstat(target, &old) == 0
             do throws(WebImageError) {
@@ -104,17 +119,59 @@ extension DiskCache {
         if let budget = config.budget {
             // The write and its accounting happen under the budget's lock (see DiskBudget).
             if let error = budget.update(write) { throw error }
-            return
+        } else {
+            let (delta, error) = write()
+            if let error { throw error }
+            if config.maxDiskSize > 0 {
+                let total = knownSize.withLock { known -> Int? in
+                    known = known.map { $0 + delta }
+                    return known
+                }
+                // Uncounted (the open skipped its sweep): counting once is the trim's own listing.
+                if (total ?? .max) > config.maxDiskSize { removeExpiredDataSync() }
+            }
         }
-        let (delta, error) = write()
-        if let error { throw error }
-        guard config.maxDiskSize > 0 else { return }
-        let total = knownSize.withLock { known -> Int? in
-            known = known.map { $0 + delta }
-            return known
+        if let extendedData, !attached { try setExtendedDataSync(extendedData, forKey: key) }
+    }
+
+    /// Writes `data` as a new, unnamed file in the directory, sets `attribute` as its
+    /// extended data when the file system takes it, and links it in as entry `name`; when
+    /// the entry exists, links it under a temporary name and renames that over it (the
+    /// bytes are written once either way). Returns whether the attribute was set and by
+    /// how many bytes the entries grew, or `nil` when nothing was stored: the system
+    /// cannot (no `O_TMPFILE`, no `/proc`) or a step failed, and the caller's
+    /// temporary-file path then meets and reports the same failure.
+    private func linkNewFile(_ data: Data, attribute: Data?, name: String) -> (attached: Bool, delta: Int)? {
+        var fd = wi_open_tmpfile(path)
+        if fd < 0 && errno == ENOENT {
+            guard (try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)) != nil else {
+                return nil
+            }
+            fd = wi_open_tmpfile(path)
         }
-        // Uncounted (the open skipped its sweep): counting once is the trim's own listing.
-        if (total ?? .max) > config.maxDiskSize { removeExpiredDataSync() }
+        guard fd >= 0 else { return nil }
+        // close's result is not checked as the temporary-file path checks it: O_TMPFILE
+        // exists only on local file systems (not NFS), where close reports no write error.
+        defer { close(fd) }
+        guard data.withUnsafeBytes({ Self.writeAll(fd, $0) }) else { return nil }
+        var attached = false
+        if let attribute, config.usesExtendedAttributes {
+            attached = attribute.withUnsafeBytes { Self.setAttribute(descriptor: fd, $0) } == 0
+        }
+        let target = path + "/" + name
+        if wi_link_descriptor(fd, target) == 0 { return (attached, data.count) }
+        guard errno == EEXIST else { return nil }
+        let temporary = path + "/.tmp-\(getpid())-\(Self.temporaryCounter.add(1, ordering: .relaxed).newValue)"
+        guard wi_link_descriptor(fd, temporary) == 0 else { return nil }
+        var old = stat()
+        let replaces = lstat(target, &old) == 0
+        guard rename(temporary, target) == 0 else {
+            unlink(temporary)
+            return nil
+        }
+        // A new entry starts without extended data; a sidecar of the old one would lie.
+        if replaces { unlink(sidecarPath(forName: name)) }
+        return (attached, data.count - (replaces ? Int(old.st_size) : 0))
     }
 
     func removeDataSync(forKey key: String) {

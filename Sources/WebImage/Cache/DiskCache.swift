@@ -4,9 +4,11 @@ import Synchronization
 
 /// A directory of files keyed by strings, with age and size limits.
 ///
-/// Each entry is one file named by ``CacheKey/fileName(for:)``. Writes are atomic (a
-/// temporary file in the same directory, then `rename`), so a reader in this or another
-/// process never sees half a file, and several caches may share one directory. Reading
+/// Each entry is one file named by ``CacheKey/fileName(for:)``. Writes are atomic (a new
+/// entry is an unnamed `O_TMPFILE` file linked in whole, its extended data already set;
+/// a replacement, or a file system without `O_TMPFILE`, is a temporary file in the same
+/// directory, then `rename`), so a reader in this or another process never sees half a
+/// file, and several caches may share one directory. Reading
 /// an entry refreshes its access date; ``Config/maxDiskAge`` and ``Config/maxDiskSize``
 /// are checked against it, least recently read first.
 ///

@@ -50,8 +50,7 @@ extension ImageCache {
         let writeToDisk: @Sendable (Data) -> Void = { [self] bytes in
             diskCache.ioQueue.async { [self] in
                 let result = Result { () throws(WebImageError) in
-                    try diskCache.writeDataSync(bytes, forKey: key)
-                    if let extendedData { try diskCache.setExtendedDataSync(extendedData, forKey: key) }
+                    try diskCache.writeDataSync(bytes, extendedData: extendedData, forKey: key)
                 }
                 report(result)
                 pendingStores.end()

@@ -45,6 +45,35 @@ struct DiskCacheExtendedDataTests {
         }
     }
 
+    @Test("a store with extended data writes both in one step: no temporary file left, the data there at once, a replacement resets it",
+          arguments: [true, false])
+    func storeWithExtendedData(usesExtendedAttributes: Bool) async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url, config: .init(usesExtendedAttributes: usesExtendedAttributes))
+        // The first write also creates the directory.
+        try cache.writeDataSync(Data("image".utf8), extendedData: Data("etag: \"a\"".utf8), forKey: "k")
+        #expect(cache.readDataSync(forKey: "k") == Data("image".utf8))
+        #expect(cache.extendedDataSync(forKey: "k") == Data("etag: \"a\"".utf8))
+        let entry = CacheKey.fileName(for: "k")
+        let names = Set(TemporaryDirectory.names(in: dir.url))
+        if usesExtendedAttributes, DiskCache.getAttribute(cache.cachePath(forKey: "k")) != nil {
+            #expect(names == [entry])
+        } else {
+            #expect(names == [entry, DiskCache.sidecarName(forName: entry)])
+        }
+        // An existing entry is replaced (the rename path), with the new extended data.
+        try cache.writeDataSync(Data("image 2".utf8), extendedData: Data("etag: \"b\"".utf8), forKey: "k")
+        #expect(cache.readDataSync(forKey: "k") == Data("image 2".utf8))
+        #expect(cache.extendedDataSync(forKey: "k") == Data("etag: \"b\"".utf8))
+        try cache.writeDataSync(Data("image 3".utf8), forKey: "k")
+        #expect(cache.extendedDataSync(forKey: "k") == nil)
+        #expect(TemporaryDirectory.names(in: dir.url) == [entry])
+        #expect(await cache.totalSize() == 7)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: cache.cachePath(forKey: "k"))[.posixPermissions] as? Int)
+        // O_TMPFILE takes a mode as O_CREAT does: without it the entry would be unreadable.
+        #expect(mode & 0o600 == 0o600)
+    }
+
     @Test("a new store of the same key drops the old sidecar; no entry means an error")
     func storeResetsAndMissingEntryThrows() async throws {
         let dir = try TemporaryDirectory()
