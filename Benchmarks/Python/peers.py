@@ -69,6 +69,25 @@ def pillow_frames(args):
     return run
 
 
+def pillow_frames_png(args):
+    """Every frame composed to RGBA and saved as a PNG in memory (Pillow's defaults:
+    compress_level 6), one at a time, as `webimage decode --all-frames` writes them.
+    Reports the PNG bytes as pixelsPerSample, as webimage-bench's animation-png does."""
+    from PIL import Image, ImageSequence
+    files = read_all(args.inputs)
+    written = [0]
+
+    def run():
+        written[0] = 0
+        for data in files:
+            for frame in ImageSequence.Iterator(Image.open(io.BytesIO(data))):
+                out = io.BytesIO()
+                frame.convert("RGBA").save(out, "PNG")
+                written[0] += out.tell()
+    run.produced = written
+    return run
+
+
 def pyvips_thumbnail(args):
     """`pyvips.Image.thumbnail_buffer`, pixels forced with `write_to_memory` (vips is lazy)."""
     import pyvips
@@ -159,6 +178,7 @@ MODES = {
     "turbojpeg-decode": turbojpeg_decode,
     "pillow-decode": pillow_decode,
     "pillow-frames": pillow_frames,
+    "pillow-frames-png": pillow_frames_png,
     "pyvips-thumbnail": pyvips_thumbnail,
     "pillow-thumbnail": pillow_thumbnail,
     "pyvips-resize": pyvips_resize,
@@ -187,6 +207,8 @@ def main(argv):
             work()
             samples.append(time.perf_counter() - start)
         report.update(ok=True, samples=samples, opsPerSample=len(args.inputs), peakRSSBytes=peak_rss_bytes())
+        if hasattr(work, "produced"):
+            report["pixelsPerSample"] = work.produced[0]
     except ImportError as error:
         report["notMeasured"] = f"{error.name or error} not installed"
     except Exception as error:  # a failed peer is reported as a row, not a crash
