@@ -88,6 +88,26 @@ def pillow_frames_png(args):
     return run
 
 
+def pillow_frames_png_files(args):
+    """pillow_frames_png, each frame written to its own file in a fresh temporary
+    directory (plain writes, as Pillow's save does): `webimage decode --all-frames --out DIR`."""
+    import os
+    import shutil
+    import tempfile
+    from PIL import Image, ImageSequence
+    files = read_all(args.inputs)
+
+    def run():
+        directory = tempfile.mkdtemp(prefix="peers-frames-")
+        try:
+            for data in files:
+                for index, frame in enumerate(ImageSequence.Iterator(Image.open(io.BytesIO(data)))):
+                    frame.convert("RGBA").save(os.path.join(directory, "frame-%04d.png" % index))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    return run
+
+
 def pyvips_thumbnail(args):
     """`pyvips.Image.thumbnail_buffer`, pixels forced with `write_to_memory` (vips is lazy)."""
     import pyvips
@@ -179,6 +199,7 @@ MODES = {
     "pillow-decode": pillow_decode,
     "pillow-frames": pillow_frames,
     "pillow-frames-png": pillow_frames_png,
+    "pillow-frames-png-files": pillow_frames_png_files,
     "pyvips-thumbnail": pyvips_thumbnail,
     "pillow-thumbnail": pillow_thumbnail,
     "pyvips-resize": pyvips_resize,
