@@ -69,6 +69,45 @@ def pillow_frames(args):
     return run
 
 
+def pillow_frames_png(args):
+    """Every frame composed to RGBA and saved as a PNG in memory (Pillow's defaults:
+    compress_level 6), one at a time, as `webimage decode --all-frames` writes them.
+    Reports the PNG bytes as pixelsPerSample, as webimage-bench's animation-png does."""
+    from PIL import Image, ImageSequence
+    files = read_all(args.inputs)
+    written = [0]
+
+    def run():
+        written[0] = 0
+        for data in files:
+            for frame in ImageSequence.Iterator(Image.open(io.BytesIO(data))):
+                out = io.BytesIO()
+                frame.convert("RGBA").save(out, "PNG")
+                written[0] += out.tell()
+    run.produced = written
+    return run
+
+
+def pillow_frames_png_files(args):
+    """pillow_frames_png, each frame written to its own file in a fresh temporary
+    directory (plain writes, as Pillow's save does): `webimage decode --all-frames --out DIR`."""
+    import os
+    import shutil
+    import tempfile
+    from PIL import Image, ImageSequence
+    files = read_all(args.inputs)
+
+    def run():
+        directory = tempfile.mkdtemp(prefix="peers-frames-")
+        try:
+            for data in files:
+                for index, frame in enumerate(ImageSequence.Iterator(Image.open(io.BytesIO(data)))):
+                    frame.convert("RGBA").save(os.path.join(directory, "frame-%04d.png" % index))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    return run
+
+
 def pyvips_thumbnail(args):
     """`pyvips.Image.thumbnail_buffer`, pixels forced with `write_to_memory` (vips is lazy)."""
     import pyvips
@@ -159,6 +198,8 @@ MODES = {
     "turbojpeg-decode": turbojpeg_decode,
     "pillow-decode": pillow_decode,
     "pillow-frames": pillow_frames,
+    "pillow-frames-png": pillow_frames_png,
+    "pillow-frames-png-files": pillow_frames_png_files,
     "pyvips-thumbnail": pyvips_thumbnail,
     "pillow-thumbnail": pillow_thumbnail,
     "pyvips-resize": pyvips_resize,
@@ -187,6 +228,8 @@ def main(argv):
             work()
             samples.append(time.perf_counter() - start)
         report.update(ok=True, samples=samples, opsPerSample=len(args.inputs), peakRSSBytes=peak_rss_bytes())
+        if hasattr(work, "produced"):
+            report["pixelsPerSample"] = work.produced[0]
     except ImportError as error:
         report["notMeasured"] = f"{error.name or error} not installed"
     except Exception as error:  # a failed peer is reported as a row, not a crash

@@ -58,6 +58,27 @@ enum AnimationWork {
                            peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
 
+    /// ``BenchMode/animationPNG``: every frame of each file once, in order, encoded as PNG
+    /// the way `webimage decode --all-frames` writes it (RGBA, default options); the PNG
+    /// bytes are reported as `pixelsPerSample`, so the table can say both sides' sizes.
+    static func framesAsPNG(paths: [String], iterations: Int, warmup: Int) throws -> BenchReport {
+        let files = try animations(paths)
+        var bytes = 0
+        let samples = try Sampler.samples(iterations: iterations, warmup: warmup) {
+            bytes = 0
+            for data in files {
+                let animation = try open(data)
+                try animation.forEachFrame { _, frame throws(WebImageError) in
+                    let image = DecodedImage(pixels: frame.pixels, format: .png)
+                    bytes += try ImageCodersManager.shared.encode(image, as: .png, options: ImageEncodeOptions()).count
+                }
+            }
+        }
+        return BenchReport(mode: BenchMode.animationPNG.rawValue, ok: true, samples: samples,
+                           opsPerSample: files.count, pixelsPerSample: bytes,
+                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+    }
+
     /// ``BenchMode/animationFirstFrame``: open each animation and decode its first frame;
     /// ``BenchMode/stillFirstFrame``: the same first image decoded as a still (the eager
     /// decoder with `firstFrameOnly`: same pixels, same compressed data, no animation).

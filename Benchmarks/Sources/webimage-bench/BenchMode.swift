@@ -52,6 +52,9 @@ enum BenchMode: String, CaseIterable {
     case animationPlay = "animation-play"
     /// Every frame of each input once, in order, nothing kept (`AnimatedImage.forEachFrame`).
     case animationFrames = "animation-frames"
+    /// Every frame of each input once, in order, each encoded as a PNG in memory (what
+    /// `webimage decode --all-frames --out DIR` writes); `pixelsPerSample` = PNG bytes.
+    case animationPNG = "animation-png"
     /// Open each input as an `AnimatedImage` and decode its first frame.
     case animationFirstFrame = "animation-first-frame"
     /// Decode each input's first image as a still (`firstFrameOnly`): the baseline of ``animationFirstFrame``.

@@ -55,6 +55,8 @@ struct WebImageBench {
                 return try AnimationWork.play(paths: a.inputs, iterations: a.iterations, warmup: a.warmup)
             case .animationFrames:
                 return try AnimationWork.frames(paths: a.inputs, iterations: a.iterations, warmup: a.warmup)
+            case .animationPNG:
+                return try AnimationWork.framesAsPNG(paths: a.inputs, iterations: a.iterations, warmup: a.warmup)
             case .animationFirstFrame, .stillFirstFrame:
                 return try AnimationWork.firstFrame(paths: a.inputs, still: mode == .stillFirstFrame,
                                                     iterations: a.iterations, warmup: a.warmup)
