@@ -74,17 +74,14 @@ extension DecodeCommand {
     }
 
     /// Writes `frame` as `directory/frame-NNNN.png`: to a hidden partial file renamed into
-    /// place, so a frame file is whole or absent, with plain POSIX writes. Foundation's
-    /// `Data.write` fsyncs every file (atomic or not): one fsync per frame made the 380-frame
-    /// GIF take 2.9 s on this disk for 1.4 s of CPU (Pillow, writing plainly: 2.0 s), and a
-    /// frame dump need not survive a power cut.
+    /// place, so a frame file is whole or absent, without an fsync per frame (``PlainFile``).
     static func writeFrame(_ frame: ImageFrame, index: Int, directory: String) throws(WebImageError) {
         let name = String(format: "frame-%04d.png", index)
         let path = (directory as NSString).appendingPathComponent(name)
         let partial = (directory as NSString).appendingPathComponent("." + name + ".partial")
         let image = DecodedImage(pixels: frame.pixels, format: .png)
         let png = try ImageCodersManager.shared.encode(image, as: .png, options: ImageEncodeOptions())
-        if let reason = writePlainly(png, to: partial) {
+        if let reason = PlainFile.save(png, to: partial) {
             unlink(partial)
             throw WebImageError(.cacheIOFailed, "Cannot write \(partial): \(reason)")
         }
@@ -93,28 +90,6 @@ extension DecodeCommand {
             unlink(partial)
             throw WebImageError(.cacheIOFailed, "Cannot write \(path): \(reason)")
         }
-    }
-
-    /// Creates or truncates `path` and writes `data` (open, write until done, close; no
-    /// fsync); the error's text, or `nil`.
-    private static func writePlainly(_ data: Data, to path: String) -> String? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        var failure: String? = data.withUnsafeBytes { bytes -> String? in
-            var done = 0
-            while done < bytes.count {
-                guard let base = bytes.baseAddress else { return nil }
-                let n = write(fd, base + done, bytes.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                done += n
-            }
-            return nil
-        }
-        if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        return failure
     }
 
     /// Writes the first frame to OUT.png or OUT.rgba.

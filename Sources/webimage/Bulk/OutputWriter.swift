@@ -96,22 +96,21 @@ struct OutputWriter: Sendable {
         return (directoryPath + (directoryPath.hasSuffix("/") ? "" : "/") + relative, bytes.count)
     }
 
-    /// Writes `temporary`, then renames it to `final`; the error's text, or `nil`.
+    /// Writes `temporary` (no fsync: ``PlainFile``), then renames it to `final`; the error's
+    /// text, or `nil`.
     private static func writeAtomically(_ bytes: Data, temporary: URL, final: URL) -> String? {
-        do {
-            try bytes.write(to: temporary)
-            if rename(temporary.path, final.path) != 0 {
-                guard errno == ENOENT else { return String(cString: strerror(errno)) }
-                // The shard folder is new; other writers may be making it at the same time.
-                if mkdir(final.deletingLastPathComponent().path, 0o755) != 0 && errno != EEXIST {
-                    return String(cString: strerror(errno))
-                }
-                if rename(temporary.path, final.path) != 0 { return String(cString: strerror(errno)) }
-            }
-            return nil
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            return error.localizedDescription
+        if let failure = PlainFile.save(bytes, to: temporary.path) {
+            unlink(temporary.path)
+            return failure
         }
+        if rename(temporary.path, final.path) != 0 {
+            guard errno == ENOENT else { return String(cString: strerror(errno)) }
+            // The shard folder is new; other writers may be making it at the same time.
+            if mkdir(final.deletingLastPathComponent().path, 0o755) != 0 && errno != EEXIST {
+                return String(cString: strerror(errno))
+            }
+            if rename(temporary.path, final.path) != 0 { return String(cString: strerror(errno)) }
+        }
+        return nil
     }
 }

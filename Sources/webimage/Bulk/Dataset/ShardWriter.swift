@@ -39,12 +39,11 @@ enum ShardFiles {
         throw ShardWriteError("cannot rename \(from.path) to \(to.path): \(String(cString: strerror(errno)))")
     }
 
-    /// Writes `data` to `url` in full.
+    /// Writes `data` to `url` in full, without an fsync per file (``PlainFile``): the shard
+    /// becomes visible by its rename, and a job cut short is redone from its stats files.
     static func write(_ data: Data, to url: URL) throws(ShardWriteError) {
-        do {
-            try data.write(to: url)
-        } catch {
-            throw ShardWriteError("cannot write \(url.path): \(error.localizedDescription)")
+        if let failure = PlainFile.save(data, to: url.path) {
+            throw ShardWriteError("cannot write \(url.path): \(failure)")
         }
     }
 }
