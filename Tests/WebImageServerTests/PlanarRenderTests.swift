@@ -25,17 +25,17 @@ struct PlanarRenderTests {
         return renderer.allowsPlanarJPEG(header: header, animated: false, decode: decode, planned: planned)
     }
 
-    @Test("the rule: plain shrinks to JPEG go planar; crops, effects, padding, other formats and no shrink do not")
+    @Test("the rule: plain shrinks to JPEG (max_bytes too) go planar; crops, effects, padding, other formats and no shrink do not")
     func rule() throws {
         let jpeg = Data(try Fixtures.landscapeJPEG())  // 1800×1200, 4:2:0
         for options in ["rs:fit:300:300", "rs:fit:673:500", "w:500", "rs:fill:300:200", "rs:fit:300:300/bg:ff0000",
-                        "rs:fit:300:300/q:60", "rs:fit:300:300/f:jpg"] {
+                        "rs:fit:300:300/q:60", "rs:fit:300:300/f:jpg", "rs:fit:300:300/mb:10000"] {
             #expect(try Self.allows(options, jpeg), "\(options)")
         }
         for options in ["rs:fill:300:300", "rs:fit:300:300/c:900:600", "rs:fit:300:300/bl:2", "rs:fit:300:300/sh:1",
                         "rs:fit:300:300/pix:4", "rs:fit:300:300/rot:90", "rs:fit:300:300/fl:1:0",
                         "rs:fit:300:300/pd:10", "rs:fit:400:400/ex:1", "rs:fit:300:300/t:10",
-                        "rs:fit:300:300/mb:10000", "rs:fit:300:300/f:png", "rs:fit:300:300/f:webp", "rs:fit:4000:4000", ""] {
+                        "rs:fit:300:300/f:png", "rs:fit:300:300/f:webp", "rs:fit:4000:4000", ""] {
             #expect(try !Self.allows(options, jpeg), "\(options)")
         }
         let png = try ImageCodersManager.shared.encode(

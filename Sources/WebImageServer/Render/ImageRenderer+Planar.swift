@@ -10,8 +10,9 @@ extension ImageRenderer {
     /// thumbnail size is the plan's scaled size, with nothing cropped from it by
     /// `resizing_type=fill`), a JPEG result, and none of the steps that need RGB pixels or
     /// another geometry: `trim`, `crop`, `rotate`, flips, `blur`, `sharpen`, `pixelate`,
-    /// `extend`, `extend_aspect_ratio`, `padding`, `watermark`, and `max_bytes` (which
-    /// re-encodes). `background` is allowed: a JPEG source is opaque, so flattening changes
+    /// `extend`, `extend_aspect_ratio`, `padding` and `watermark`. `max_bytes` is allowed: the
+    /// transcode is repeated at imgproxy's lower qualities, so each answer is the bytes `q:N`
+    /// gives at the quality the loop ends on. `background` is allowed: a JPEG source is opaque, so flattening changes
     /// nothing. The transcoder itself still declines (then this render decodes as usual)
     /// what needs RGB in the source: an EXIF orientation to apply, an ICC profile that is not
     /// sRGB, grayscale/CMYK/odd sampling, or a box pre-shrink.
@@ -22,7 +23,7 @@ extension ImageRenderer {
         let o = options
         guard o.trim == nil, o.crop == nil, o.rotate % 360 == 0, !o.flipHorizontal, !o.flipVertical,
               o.blur <= 0, o.sharpen <= 0, o.pixelate <= 1, !o.extend.isEnabled, !o.extendAspectRatio.isEnabled,
-              !o.padding.isEnabled, o.watermark == nil, o.maxBytes <= 0 else { return false }
+              !o.padding.isEnabled, o.watermark == nil else { return false }
         let plan = ProcessingPlan(source: planned, options: o, maxResultDimension: maxResultDimension)
         guard plan.scaledSize == thumbnail, plan.croppedSize == plan.scaledSize else { return false }
         return choice.resolve(source: .jpeg, animated: false, expectsAlpha: false).0 == .jpeg
@@ -35,8 +36,14 @@ extension ImageRenderer {
         guard allowsPlanarJPEG(header: header, animated: animated, decode: decode, planned: planned),
               let thumbnail = decode.thumbnailPixelSize else { return nil }
         try checkOutput(thumbnail, frames: 1)
-        let encode = ImageEncodeOptions(quality: Double(quality(for: .jpeg)) / 100)
-        guard let result = try JPEGPlanarTranscoder.transcode(data, options: decode, encode: encode) else { return nil }
-        return Output(data: result.data, format: .jpeg, size: result.size)
+        var q = quality(for: .jpeg)
+        while true {
+            let encode = ImageEncodeOptions(quality: Double(q) / 100)
+            guard let result = try JPEGPlanarTranscoder.transcode(data, options: decode, encode: encode) else { return nil }
+            guard let next = nextQuality(after: q, size: result.data.count) else {
+                return Output(data: result.data, format: .jpeg, size: result.size)
+            }
+            q = next
+        }
     }
 }

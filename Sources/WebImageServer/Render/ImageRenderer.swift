@@ -138,14 +138,22 @@ struct ImageRenderer: Sendable {
         let lossy: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .tiff, .jxl]
         while true {
             let data = try coder.encode(image, as: format, options: ImageEncodeOptions(quality: Double(q) / 100))
-            let limit = options.maxBytes
-            if limit <= 0 || data.count <= limit || q <= 10 || !lossy.contains(format) {
+            guard lossy.contains(format), let next = nextQuality(after: q, size: data.count) else {
                 return Output(data: data, format: format, size: PixelSize(width: image.width, height: image.height))
             }
-            let ratio = Double(data.count) / Double(limit)
-            let factor = ratio > 3 ? 0.25 : ratio > 1.5 ? 0.5 : 0.75
-            q = max(1, min(q - 1, ProcessingPlan.round(Double(q) * factor)))
+            q = next
         }
+    }
+
+    /// imgproxy's `max_bytes` step: `nil` when a result of `size` bytes at quality `q` is the
+    /// answer (no limit, it fits, or `q` ≤ 10), else the next quality to try: `q` scaled by
+    /// 0.25, 0.5 or 0.75 (over 3×, over 1.5× the limit, else), lowered by at least one.
+    func nextQuality(after q: Int, size: Int) -> Int? {
+        let limit = options.maxBytes
+        if limit <= 0 || size <= limit || q <= 10 { return nil }
+        let ratio = Double(size) / Double(limit)
+        let factor = ratio > 3 ? 0.25 : ratio > 1.5 ? 0.5 : 0.75
+        return max(1, min(q - 1, ProcessingPlan.round(Double(q) * factor)))
     }
 }
 
