@@ -54,6 +54,10 @@ public struct OutputSettings: Sendable, Hashable {
     public var cacheControlPassthrough = false
     /// Result size limit, longest side in pixels (`IMGPROXY_MAX_RESULT_DIMENSION`); 0 is none.
     public var maxResultDimension = 0
+    /// How far a JPEG source shrinks while it is decoded (`WEBIMAGE_SHRINK_ON_LOAD`,
+    /// `--shrink-on-load`): libvips' thumbnail rule (the default: the resample keeps a factor
+    /// 2), or imgproxy's (one step further: less work, imgproxy's own pixels).
+    public var shrinkOnLoad: ShrinkOnLoadRule = .libvips
 
     public init() {}
 
@@ -66,7 +70,7 @@ public struct OutputSettings: Sendable, Hashable {
             "skip=" + skipProcessingFormats.map(\.rawValue).sorted().joined(separator: ","),
             "rotate=\(autoRotate)", "strip=\(stripMetadata),\(keepCopyright),\(stripColorProfile)",
             "hints=\(clientHints)", "mrd=\(maxResultDimension)",
-            "wmo=\(watermarkOpacity)",
+            "wmo=\(watermarkOpacity)", "sol=\(shrinkOnLoad.rawValue)",
         ]
         if let watermark {
             fields.append("wm=" + SHA256.hash(data: watermark).map { String(format: "%02x", $0) }.joined())

@@ -123,6 +123,12 @@ extension ProxyConfig {
         if let v = try reader.bool("IMGPROXY_ENABLE_CLIENT_HINTS") { c.output.clientHints = v }
         if let v = try reader.bool("IMGPROXY_CACHE_CONTROL_PASSTHROUGH") { c.output.cacheControlPassthrough = v }
         if let v = try reader.number("IMGPROXY_WATERMARK_OPACITY", 0...1) { c.output.watermarkOpacity = v }
+        if let v = reader.text("WEBIMAGE_SHRINK_ON_LOAD") {
+            guard let rule = ShrinkOnLoadRule(rawValue: v) else {
+                throw EnvironmentError(variable: "WEBIMAGE_SHRINK_ON_LOAD", reason: "\"\(v.prefix(20))\" is neither libvips nor imgproxy")
+            }
+            c.output.shrinkOnLoad = rule
+        }
         if let v = reader.text("IMGPROXY_WATERMARK_DATA") {
             guard let data = Data(base64Encoded: v) else {
                 throw EnvironmentError(variable: "IMGPROXY_WATERMARK_DATA", reason: "not base64")

@@ -8,9 +8,8 @@ import WebImageTestOrigin
 /// through ``JPEGPlanarTranscoder``; any step that needs pixels or another geometry does not.
 @Suite("Planar JPEG renders in the proxy", .timeLimit(.minutes(1)))
 struct PlanarRenderTests {
-    static func renderer(_ options: String) throws -> ImageRenderer {
+    static func renderer(_ options: String, output: OutputSettings = OutputSettings()) throws -> ImageRenderer {
         let url = try ProxyURL.parse("/unsafe/\(options)/plain/http://example.com/a.jpg", language: ProxyLanguage())
-        let output = OutputSettings()
         return ImageRenderer(
             options: url.options, choice: OutputChoice(named: url.options.format, accept: nil, settings: output,
                                                        coder: ImageCodersManager.shared),
@@ -69,5 +68,31 @@ struct PlanarRenderTests {
             let psnr = 10 * log10(255 * 255 / (sum / Double(a.width * a.height * 3)))
             #expect(psnr >= 40, "\(psnr) dB")
         }
+    }
+
+    @Test("WEBIMAGE_SHRINK_ON_LOAD=imgproxy reaches the decode: a 6× shrink decodes at 1/4 (libvips' rule: 1/2), the same picture; under 2× both decode whole")
+    func shrinkOnLoadRule() throws {
+        let jpeg = Data(try Fixtures.landscapeJPEG())  // 1800×1200
+        var imgproxy = OutputSettings()
+        imgproxy.shrinkOnLoad = .imgproxy
+        func transcode(_ options: String, _ output: OutputSettings) throws -> (Data, ImageDecodeOptions) {
+            let renderer = try Self.renderer(options, output: output)
+            let (decode, _) = renderer.decodeOptions(header: ImageHeader(jpeg), animated: false)
+            let encode = ImageEncodeOptions(quality: Double(renderer.quality(for: .jpeg)) / 100)
+            return (try #require(try JPEGPlanarTranscoder.transcode(jpeg, options: decode, encode: encode)).data, decode)
+        }
+        let (ours, oursOptions) = try transcode("rs:fit:300:300", OutputSettings())
+        let (theirs, theirOptions) = try transcode("rs:fit:300:300", imgproxy)
+        #expect(oursOptions.shrinkOnLoad == .libvips && theirOptions.shrinkOnLoad == .imgproxy)
+        #expect(ours != theirs)
+        let a = try Fixtures.decode(ours), b = try Fixtures.decode(theirs)
+        #expect(a.width == 300 && a.height == 200 && b.width == 300 && b.height == 200)
+        var sum = 0.0
+        for i in Swift.stride(from: 0, to: a.pixels.bytes.count, by: 4) {
+            for c in 0..<3 { let d = Double(a.pixels.bytes[i + c]) - Double(b.pixels.bytes[i + c]); sum += d * d }
+        }
+        let psnr = 10 * log10(255 * 255 / (sum / Double(a.width * a.height * 3)))
+        #expect(psnr >= 30, "\(psnr) dB")
+        #expect(try transcode("rs:fit:1000:1000", OutputSettings()).0 == transcode("rs:fit:1000:1000", imgproxy).0)
     }
 }

@@ -40,6 +40,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// Convert pixels tagged with an ICC profile, PNG gamma/chromaticities or CICP to sRGB
     /// (``ColorManagement/convertToSRGB``, the default), or keep the stored samples.
     public var colorManagement: ColorManagement = .convertToSRGB
+    /// With a thumbnail size: how far a JPEG is shrunk while it is decoded
+    /// (``ShrinkOnLoadRule/libvips``, the default, or imgproxy's rule).
+    public var shrinkOnLoad: ShrinkOnLoadRule = .libvips
 
     /// The largest thumbnail side: 65535 pixels, the largest JPEG or GIF dimension.
     public static let maxThumbnailSide = 65_535

@@ -48,18 +48,15 @@ struct JPEGDecodePlan: Sendable {
         let target = options.targetSize(for: display)
         storedTarget = swaps ? PixelSize(width: target.height, height: target.width) : target
 
-        scaleDenominator = Self.scaleDenominator(stored: storedSize, target: storedTarget)
+        scaleDenominator = Self.scaleDenominator(stored: storedSize, target: storedTarget, rule: options.shrinkOnLoad)
     }
 
-    /// libvips' shrink-on-load rule: the largest DCT scale 1/n (n = 8, 4, 2) that still
-    /// leaves the Lanczos resample at least a factor 2 on both axes (n = 8 when the image
-    /// is 16 or more times the target, 4 from 8, 2 from 4, else 1). A DCT-scaled decode is
-    /// close to an n×n box average, which blurs and aliases more than Lanczos; the factor
-    /// left over keeps the kernel in charge of the result.
-    static func scaleDenominator(stored: PixelSize, target: PixelSize) -> Int {
+    /// The DCT scale for a decode from `stored` to `target` by `rule` (see
+    /// ``ShrinkOnLoadRule``): the shrink is the smaller of the two axes' factors.
+    static func scaleDenominator(stored: PixelSize, target: PixelSize, rule: ShrinkOnLoadRule = .libvips) -> Int {
         guard target.width > 0, target.height > 0 else { return 1 }
         let shrink = min(Double(stored.width) / Double(target.width), Double(stored.height) / Double(target.height))
-        return shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+        return rule.scaleDenominator(shrink: shrink)
     }
 
     /// A resampler from libjpeg's output (`outputSize`, at 1/``scaleDenominator``) to

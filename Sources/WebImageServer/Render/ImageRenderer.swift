@@ -48,6 +48,7 @@ struct ImageRenderer: Sendable {
         var decode = ImageDecodeOptions(
             maxPixelCount: min(limits.maxSourcePixels, options.maxSourceResolution ?? .max),
             firstFrameOnly: !animated, applyOrientation: autoRotate)
+        decode.shrinkOnLoad = output.shrinkOnLoad
         guard let header, options.trim == nil || animated else { return (decode, nil) }
         let final = finalSize(of: header)
         let plan = ProcessingPlan(source: final, options: options, maxResultDimension: maxResultDimension)

@@ -7,6 +7,7 @@ import Logging
 import Metrics
 import Prometheus
 import WebImage
+import WebImageCodecs
 import WebImageServer
 
 /// `webimage serve`: the image proxy (imgproxy's URL language, signatures and
@@ -117,6 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
     var s3DenyBucket: [String] = []
     @Option(help: "An /info preset, NAME=option/option… with info options (repeatable). Env: IMGPROXY_INFO_PRESETS.")
     var infoPreset: [String] = []
+    @Option(help: "How far a JPEG shrinks while decoded: libvips (default: the resample keeps a factor 2) or imgproxy (its rule: less work, imgproxy's pixels). Env: WEBIMAGE_SHRINK_ON_LOAD.")
+    var shrinkOnLoad: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
     var logLevel = "info"
 
@@ -143,6 +147,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let timeout, !timeout.isFinite || !(0.01...3600).contains(timeout) {
             throw ValidationError("--timeout must be a number of seconds from 0.01 to 3600; got \(timeout)")
+        }
+        if let shrinkOnLoad, ShrinkOnLoadRule(rawValue: shrinkOnLoad) == nil {
+            throw ValidationError("--shrink-on-load must be libvips or imgproxy; got \(shrinkOnLoad)")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
         guard key.count == salt.count else { throw ValidationError("--key and --salt must be given the same number of times") }
@@ -197,6 +204,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let cacheMaxAge { config.maxCacheAge = cacheMaxAge }
         if let memoryCacheSize { config.memoryCacheBytes = memoryCacheSize }
         if let quality { config.output.quality = quality }
+        if let rule = shrinkOnLoad.flatMap(ShrinkOnLoadRule.init(rawValue:)) { config.output.shrinkOnLoad = rule }
         if let maxMemory { config.maxMemoryBytes = maxMemory }
         if let ioThreads { config.ioThreads = ioThreads }
         if let pathPrefix { config.language.pathPrefix = pathPrefix.hasSuffix("/") ? String(pathPrefix.dropLast()) : pathPrefix }

@@ -99,12 +99,22 @@ struct EnvironmentTests {
         #expect(remote.watermarkURL?.absoluteString == "http://example.com/mark.png")
     }
 
+    @Test("WEBIMAGE_SHRINK_ON_LOAD picks libvips' or imgproxy's shrink-on-load rule; anything else stops the start")
+    func shrinkOnLoad() throws {
+        #expect(try Self.config([:]).output.shrinkOnLoad == .libvips)
+        #expect(try Self.config(["WEBIMAGE_SHRINK_ON_LOAD": "imgproxy"]).output.shrinkOnLoad == .imgproxy)
+        #expect(try Self.config(["WEBIMAGE_SHRINK_ON_LOAD": " libvips "]).output.shrinkOnLoad == .libvips)
+        let error = #expect(throws: ProxyConfig.EnvironmentError.self) { try Self.config(["WEBIMAGE_SHRINK_ON_LOAD": "fast"]) }
+        #expect(error?.variable == "WEBIMAGE_SHRINK_ON_LOAD")
+    }
+
     @Test("a setting changes the fingerprint results and ETags are keyed by")
     func fingerprint() throws {
         let base = ProxyConfig()
         for environment in [["IMGPROXY_QUALITY": "70"], ["IMGPROXY_FORMAT_QUALITY": "webp=50"], ["IMGPROXY_PRESETS": "a=q:10"],
                             ["IMGPROXY_AUTO_WEBP": "false"], ["IMGPROXY_MAX_RESULT_DIMENSION": "100"],
-                            ["IMGPROXY_WATERMARK_DATA": "AAAA"], ["IMGPROXY_PREFERRED_FORMATS": "png"]] {
+                            ["IMGPROXY_WATERMARK_DATA": "AAAA"], ["IMGPROXY_PREFERRED_FORMATS": "png"],
+                            ["WEBIMAGE_SHRINK_ON_LOAD": "imgproxy"]] {
             #expect(try Self.config(environment).fingerprint != base.fingerprint, "\(environment)")
         }
         #expect(try Self.config(["IMGPROXY_TTL": "60"]).fingerprint == base.fingerprint, "headers do not change bytes")

@@ -45,7 +45,7 @@ struct CompareSmokeTests {
         let lines = out.split(separator: "\n").map(String.init)
         #expect(lines.first == "| work | ours | peer | ratio | goal | result |")
         let rows = lines.dropFirst(2).filter { $0.hasPrefix("| ") }
-        #expect(rows.count == 68)
+        #expect(rows.count == 80)
         for row in rows {
             let cells = row.split(separator: "|", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -59,7 +59,9 @@ struct CompareSmokeTests {
                      "from local nginx", "transfer only", "ImageManager", "100 concurrent loads of one URL",
                      "Lanczos3 resample", "peak RSS", "webdataset shards of 1000, border 256", "4032×3024 JPEGs",
                      "mixed set", "cached result", "LAION-like parquet list",
-                     "thumbnail PSNR vs full-decode Lanczos reference", "thumbnail CPU per image"] {
+                     "thumbnail PSNR vs full-decode Lanczos reference", "thumbnail CPU per image",
+                     "against libvips' thumbnail", "against libvips doing imgproxy's steps",
+                     "WEBIMAGE_SHRINK_ON_LOAD=imgproxy"] {
             #expect(rows.contains { $0.contains(work) }, "no row for \(work)")
         }
     }

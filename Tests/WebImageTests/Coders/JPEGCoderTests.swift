@@ -247,6 +247,18 @@ struct JPEGCoderTests {
         #expect(n == expected)
     }
 
+    /// imgproxy's rule (processing/scale_on_load.go): n from the integer part of 1/scale,
+    /// 8, 4 or 2 when it is at least that; the expected n below is worked out by hand.
+    @Test("imgproxy's shrink-on-load rule: the integer part of the shrink picks 1/8, 1/4 or 1/2", arguments: [
+        (4032, 3024, 667, 500, 4), (4032, 3024, 500, 375, 8), (4032, 3024, 1200, 900, 2), (4032, 3024, 2016, 1512, 2),
+        (4032, 3024, 2017, 1513, 1), (5250, 3450, 400, 263, 8), (1800, 1200, 300, 200, 4), (100, 75, 100, 75, 1),
+    ])
+    func imgproxyScaleRule(width: Int, height: Int, targetWidth: Int, targetHeight: Int, expected: Int) {
+        let n = JPEGDecodePlan.scaleDenominator(stored: PixelSize(width: width, height: height),
+                                                target: PixelSize(width: targetWidth, height: targetHeight), rule: .imgproxy)
+        #expect(n == expected)
+    }
+
     @Test("thumbnails are sized in display orientation; stretching and scale-down work")
     func thumbnailOptions() throws {
         let data = try Corpus.data("jpeg/exif-orientation/Landscape_6.jpg")
