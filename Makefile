@@ -81,8 +81,9 @@ demo: deps
 bench: deps
 	$(MAKE) -C Benchmarks bench
 
-# The DocC catalog (Sources/WebImage/WebImage.docc) with the library's symbols, into .build/docs,
-# with the toolchain's docc; fails on a warning about an article (scripts/docs.sh). First the
+# The DocC catalog (Sources/WebImage/WebImage.docc) with the symbols of the three library modules
+# (WebImageCodecs, WebImage, WebImageServer; the webimage product builds them all), as one site
+# in .build/docs, with the toolchain's docc; fails on any DocC warning (scripts/docs.sh). First the
 # pictures of the README and the articles are made again by the tool itself (docs-pictures);
 # when that cannot run here (no chromium, no venv), the checked-in pictures stay and it says why.
 docs: deps

@@ -4,7 +4,7 @@ import WebImageCodecs
 /// The gallery's sources: a few pictures drawn and encoded when the server starts, so
 /// `/gallery` works with no network and no files, and served at `/examples/NAME`.
 ///
-/// The proxy loads them as `example://NAME` through ``ExampleImageLoader``, never over
+/// The proxy loads them as `example://NAME` through `ExampleImageLoader`, never over
 /// HTTP, so the SSRF guard needs no hole for the server's own address.
 public struct ExampleImages: Sendable {
     /// The source scheme of the examples.

@@ -22,7 +22,7 @@ import WebImageCodecs
 ///
 /// Threads: the calling task does parsing and cache lookups; DNS on the resolver's pool;
 /// network on AsyncHTTPClient's event loops; decode, render and encode on
-/// ``DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
+/// ``WebImageCodecs/DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
 /// writes on each cache's queue. A request whose client goes away (its task is
 /// cancelled) stops waiting; a render nobody waits for any more is cancelled, freeing
 /// its slot and memory. Call ``shutdown()`` when done.
@@ -149,7 +149,10 @@ public final class ImageProxy: Sendable {
     /// Answers one image request. Cancelling the calling task (the client went away)
     /// answers ``ProxyError/clientClosedRequest``, which the server does not send.
     ///
-    /// - Parameter path: the raw request path (percent-encoded, without the query).
+    /// - Parameters:
+    ///   - path: the raw request path (percent-encoded, without the query).
+    ///   - headers: the request headers that change the answer (`Accept`, `If-None-Match`,
+    ///     client hints).
     public func respond(path: String, headers: RequestHeaders = RequestHeaders()) async -> ProxyResponse {
         Self.requests.increment()
         do {

@@ -43,14 +43,14 @@ public struct ProxyConfig: Sendable {
     /// Source URL prefixes (`--allow-source`, imgproxy's `IMGPROXY_ALLOWED_SOURCES`),
     /// `*` matching any run of characters but `/`. Default none. A source passes when it
     /// matches a host pattern or a prefix; with neither list, any source passes. Checked on
-    /// the source and on every redirect hop (``HopPolicy``).
+    /// the source and on every redirect hop (``WebImage/HopPolicy``).
     public var allowedSources: [String] = []
 
     /// Kinds of non-global address the SSRF guard lets through
     /// (`IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES`, `…_LINK_LOCAL_…`, `…_PRIVATE_…`).
     /// Default none (imgproxy allows private addresses by default; this server does not).
     public var allowedAddressKinds: Set<IPAddress.Kind> = []
-    /// Resolves source host names for the SSRF guard. Default ``SystemHostResolver``
+    /// Resolves source host names for the SSRF guard. Default ``WebImage/SystemHostResolver``
     /// (its own thread pool, 5 s per lookup).
     public var hostResolver: any HostResolving = SystemHostResolver()
     /// Where the watermark image is downloaded from at start (`IMGPROXY_WATERMARK_URL`,
@@ -59,7 +59,7 @@ public struct ProxyConfig: Sendable {
 
     /// The directory `local:///path` sources are read from (`--local-root`,
     /// `IMGPROXY_LOCAL_FILESYSTEM_ROOT`); `nil`, the default, turns `local://` off. Paths
-    /// never leave it (see ``LocalFileReader``).
+    /// never leave it (see `LocalFileReader`).
     public var localRoot: URL?
     /// `s3://bucket/key` sources (`--use-s3`, `IMGPROXY_USE_S3`…). Off by default.
     public var s3 = S3Settings()
@@ -126,7 +126,7 @@ public struct ProxyConfig: Sendable {
     public var cacheDirectory: URL?
     /// Bytes of cached sources and results on disk, together, for every instance sharing
     /// ``cacheDirectory`` (`--cache-max-size`): trimmed while serving, least recently read
-    /// first, down to 80 % whenever a write passes the limit (see ``DiskBudget``). Default
+    /// first, down to 80 % whenever a write passes the limit (see ``WebImage/DiskBudget``). Default
     /// 1 GiB; clamped to 1 MiB…16 TiB.
     public var maxCacheBytes = 1 << 30 { didSet { maxCacheBytes = Self.clamp(maxCacheBytes, (1 << 20)...(1 << 44)) } }
     /// Seconds a cached source or result may go unread before it is removed

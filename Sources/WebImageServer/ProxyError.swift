@@ -6,7 +6,7 @@ import WebImageCodecs
 ///
 /// ``table`` is the one list of codes, names and statuses; the proxy article of the DocC
 /// catalog (`ImageProxy.md`) and openapi.yaml
-/// repeat it and a test holds them to it. Library failures keep ``WebImageError``'s code
+/// repeat it and a test holds them to it. Library failures keep ``WebImageCodecs/WebImageError``'s code
 /// and name; the proxy's own refusals use codes 3000–3099. Statuses follow imgproxy where
 /// it defines one, except two deliberate choices: a source outside the allowlist is 403
 /// (imgproxy: 404), and a full queue or memory budget is 503 with `Retry-After`

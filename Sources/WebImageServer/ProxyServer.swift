@@ -12,11 +12,11 @@ import ServiceLifecycle
 /// `GET /gallery`, `GET /examples/NAME`, and every other `GET` path as a proxy URL.
 /// The application is a swift-service-lifecycle `Service`; ``run(onRunning:)``
 /// runs it so that SIGTERM stops accepting connections, lets in-flight requests finish,
-/// then flushes the caches (``ProxyShutdownService``).
+/// then flushes the caches (`ProxyShutdownService`).
 public struct ProxyServer: Sendable {
     public let proxy: ImageProxy
     public var host: String
-    /// 0 lets the system choose; ``onRunning`` learns the port.
+    /// 0 lets the system choose; the `onRunning` callback of ``run(onRunning:)`` learns the port.
     public var port: Int
     public var metrics: PrometheusCollectorRegistry?
     public var logger: Logger

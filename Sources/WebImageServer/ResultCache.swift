@@ -4,7 +4,7 @@ import WebImage
 /// Encoded proxy results by key (settings fingerprint + signed path + output choice), and
 /// `/info` answers by theirs (`info#` + fingerprint + signed path): bounded memory caches
 /// in front of one ``DiskCache`` that several processes may share, bounded with the
-/// source cache by one ``DiskBudget``. Info answers get a sixteenth of the memory bytes
+/// source cache by one ``WebImage/DiskBudget``. Info answers get a sixteenth of the memory bytes
 /// (a JSON answer is a few hundred bytes).
 ///
 /// Memory lookups run on the caller's task; disk reads and writes run on the library's

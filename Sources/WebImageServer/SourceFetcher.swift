@@ -8,7 +8,7 @@ import WebImageCodecs
 ///
 /// - the built-in examples, from memory;
 /// - http(s): a bounded memory cache, else the disk cache, else the downloader (its
-///   ``HopPolicy`` checks the source and every redirect hop);
+///   ``WebImage/HopPolicy`` checks the source and every redirect hop);
 /// - `local://`: the file, read afresh each time by ``LocalFileReader`` (no copy is cached:
 ///   reading the file costs what reading a cached copy would, and a changed file is seen
 ///   at once);

@@ -18,7 +18,7 @@ public final class BlockingIOPool: Sendable {
 
     /// How many blocking calls run at once; later ones wait in order.
     public let threadCount: Int
-    /// How many calls may wait for a thread; more fail with ``WebImageError/Code/cancelled``.
+    /// How many calls may wait for a thread; more fail with ``WebImageCodecs/WebImageError/Code/cancelled``.
     public let maxPending: Int
     private let pool: NIOThreadPool
     private let pending = Atomic<Int>(0)
@@ -39,7 +39,7 @@ public final class BlockingIOPool: Sendable {
     /// Runs `work` on a pool thread and returns its result; the calling task suspends
     /// meanwhile. Cancelling the task before the work started skips it.
     ///
-    /// - Throws: ``WebImageError/Code/cancelled`` when the work was skipped or the line
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the work was skipped or the line
     ///   was full.
     public func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws(WebImageError) -> T {
         guard enter() else { throw WebImageError.cancelled("The blocking-I/O pool's line is full (\(maxPending) calls)") }

@@ -1,12 +1,12 @@
 import Foundation
 
-/// The library's one way to decode (and to run any other pixel work) on a ``DecodeQueue``:
+/// The library's one way to decode (and to run any other pixel work) on a ``WebImageCodecs/DecodeQueue``:
 /// the downloader's final and partial decodes, `file:` and `data:` loads, disk-cache hits,
 /// lazy loads of cached originals, transforms and encodes all come through here.
 extension DecodeQueue {
     /// Decodes `data` on the calling thread, timing it in
     /// `webimage_decode_duration_seconds`: eagerly, or with `lazy` an animation as a
-    /// lazy image (``DecodedImage/decodingLazily(_:options:coder:)``). Blocks: call it from
+    /// lazy image (``WebImageCodecs/DecodedImage/decodingLazily(_:options:coder:)``). Blocks: call it from
     /// this queue's threads.
     static func decodeNow(
         _ data: Data, options: ImageDecodeOptions, lazy: Bool, coder: any ImageCoder
@@ -21,7 +21,7 @@ extension DecodeQueue {
 
     /// Runs `work` on this queue when a slot is free and returns its result; the calling
     /// task is suspended meanwhile. A task cancelled while the work waits for a slot gets
-    /// ``WebImageError/Code/cancelled`` and the work never runs; work that started runs to
+    /// ``WebImageCodecs/WebImageError/Code/cancelled`` and the work never runs; work that started runs to
     /// its end.
     func perform<T: Sendable>(
         _ work: @escaping @Sendable () -> Result<T, WebImageError>

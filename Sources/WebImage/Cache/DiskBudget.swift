@@ -51,6 +51,7 @@ public final class DiskBudget: Sendable {
     /// A budget for the caches under `root` (created when needed).
     ///
     /// - Parameters:
+    ///   - root: the directory the caches share (created when needed).
     ///   - maxBytes: bytes allowed (negative becomes 0, no limit).
     ///   - maxAge: seconds unread before removal; NaN, negative or infinite never expires.
     public init(root: URL, maxBytes: Int, maxAge: TimeInterval) {

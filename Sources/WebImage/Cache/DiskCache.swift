@@ -107,7 +107,7 @@ public final class DiskCache: Sendable {
     /// Stores `data` for `key` atomically, replacing any entry and its extended data.
     /// Runs on ``ioQueue``.
     ///
-    /// - Throws: ``WebImageError/Code/cacheIOFailed`` when the file cannot be written.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when the file cannot be written.
     public func store(_ data: Data, forKey key: String) async throws(WebImageError) {
         try await onIO { Result { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) } }.get()
     }
@@ -154,7 +154,7 @@ public final class DiskCache: Sendable {
     /// Attaches `data` to `key`'s existing entry in the main directory, or removes the
     /// extended data when `data` is `nil`. It is removed with its entry. Runs on ``ioQueue``.
     ///
-    /// - Throws: ``WebImageError/Code/cacheIOFailed`` when there is no such entry or the
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when there is no such entry or the
     ///   data cannot be written.
     public func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
         try await onIO { Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) } }.get()

@@ -8,7 +8,7 @@ extension ImageCache {
 
         /// Keep decoded images in memory. Default `true`.
         public var shouldCacheImagesInMemory: Bool = true
-        /// Most bytes of decoded pixels kept in memory (``DecodedImage/cost``); 0 is no
+        /// Most bytes of decoded pixels kept in memory (``WebImageCodecs/DecodedImage/cost``); 0 is no
         /// limit. Default ``defaultMaxMemoryCost``: 15 % of the physical memory, at most
         /// 768 MiB (Nuke's rule), so a process loading many images reuses the memory of
         /// the ones it evicts instead of growing.
@@ -57,12 +57,12 @@ extension ImageCache {
         // MARK: Coding and delivery
 
         /// The coders that decode disk data and encode images stored without data.
-        /// Default ``ImageCodersManager/shared``.
+        /// Default ``WebImageCodecs/ImageCodersManager/shared``.
         public var coders: ImageCodersManager = .shared
         /// Options for encoding images stored without data. Default quality 0.9.
         public var encodeOptions: ImageEncodeOptions = ImageEncodeOptions()
         /// Where disk hits are decoded and images stored without data are encoded.
-        /// Default ``DecodeQueue/shared``.
+        /// Default ``WebImageCodecs/DecodeQueue/shared``.
         public var decodeQueue: DecodeQueue = .shared
         /// Where the callback forms' completions run; `nil`, the default, is a serial
         /// queue of the cache.

@@ -13,7 +13,7 @@ extension ImageCache {
     /// ``ImageCacheOptions/queryMemoryDataSync``) mean nothing here: they are for the
     /// callback form.
     ///
-    /// - Throws: ``WebImageError/Code/cancelled`` when the task was cancelled before the decode.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the task was cancelled before the decode.
     public func queryImage(
         forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {

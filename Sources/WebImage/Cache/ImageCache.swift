@@ -28,7 +28,7 @@ public final class ImageCache: ImageCaching {
 
     /// The settings the cache was created with.
     public let config: Config
-    /// The decoded images, weighed by ``DecodedImage/cost``.
+    /// The decoded images, weighed by ``WebImageCodecs/DecodedImage/cost``.
     public let memoryCache: MemoryCache<String, DecodedImage>
     /// The encoded data.
     public let diskCache: DiskCache
@@ -62,7 +62,7 @@ public final class ImageCache: ImageCaching {
     /// `data` the image is encoded first, see ``preferredEncodingFormat(for:)``); returns
     /// when the disk write is done.
     ///
-    /// - Throws: ``WebImageError/Code/cacheIOFailed`` or ``WebImageError/Code/encodingFailed``.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` or ``WebImageCodecs/WebImageError/Code/encodingFailed``.
     public func store(
         _ image: DecodedImage, data: Data? = nil, forKey key: String, toDisk: Bool = true
     ) async throws(WebImageError) {

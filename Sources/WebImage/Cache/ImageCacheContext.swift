@@ -10,7 +10,7 @@ public struct ImageCacheContext: Sendable {
     public var preserveAspectRatio: Bool = true
     /// Decode no larger than this many bytes of RGBA per frame. Default `nil`, no limit.
     public var scaleDownLimitBytes: Int?
-    /// Refuse images over this many pixels (see ``ImageDecodeOptions/maxPixelCount``).
+    /// Refuse images over this many pixels (see ``WebImageCodecs/ImageDecodeOptions/maxPixelCount``).
     public var maxPixelCount: Int = 100_000_000
     /// The scale of the decoded image; `nil`, the default, takes it from the key
     /// (``CacheKey/scale(for:)``).

@@ -9,7 +9,7 @@ extension ImageCachesManager {
     /// the result (copied into the earlier members with ``promotesHits``, the memory part
     /// before this returns); when every member missed, or there is none, the result is a
     /// miss. A member that fails is passed over like a miss, unless the task was cancelled:
-    /// then this throws ``WebImageError/Code/cancelled``.
+    /// then this throws ``WebImageCodecs/WebImageError/Code/cancelled``.
     public func queryImage(
         forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
@@ -129,7 +129,7 @@ extension ImageCachesManager {
     ///
     /// A member without the entry fails, which is expected when only some have it, so
     /// this succeeds when at least one member did and otherwise throws the first failure
-    /// in member order (``WebImageError/Code/cacheIOFailed`` with no member).
+    /// in member order (``WebImageCodecs/WebImageError/Code/cacheIOFailed`` with no member).
     public func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
         let current = snapshot
         let results = await Self.everyMember(current.store.members(of: current.caches)) { member in

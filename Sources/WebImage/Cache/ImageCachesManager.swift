@@ -50,8 +50,10 @@ public final class ImageCachesManager: ImageCaching {
 
     /// A chain of `caches`, asked in that order.
     ///
-    /// - Parameter callbackQueue: where completions run (a query's context can name
-    ///   another); `nil`, the default, creates a serial queue for this manager.
+    /// - Parameters:
+    ///   - caches: the caches, asked in this order; none by default.
+    ///   - callbackQueue: where completions run (a query's context can name
+    ///     another); `nil`, the default, creates a serial queue for this manager.
     public init(caches: [any ImageCaching] = [], callbackQueue: DispatchQueue? = nil) {
         state = Mutex(State(caches: caches))
         self.callbackQueue = callbackQueue ?? DispatchQueue(label: "WebImage.ImageCachesManager.callbacks")

@@ -42,7 +42,7 @@ public protocol ImageCaching: Sendable {
     ///
     /// A miss is a success with ``ImageCacheType/none``.
     ///
-    /// - Throws: ``WebImageError/Code/cancelled`` when the task was cancelled first.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the task was cancelled first.
     func queryImage(
         forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
     ) async throws(WebImageError) -> ImageCacheQueryResult
@@ -56,14 +56,14 @@ public protocol ImageCaching: Sendable {
 
     /// Attaches `data` to `key`'s existing disk entry (`nil` removes it).
     ///
-    /// - Throws: ``WebImageError/Code/cacheIOFailed`` when there is no such entry or it
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when there is no such entry or it
     ///   cannot be written.
     func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError)
 
     /// Stores `image` and/or its encoded `data` in the caches `cacheType` names and
     /// returns when the disk part is written.
     ///
-    /// - Throws: ``WebImageError/Code/cacheIOFailed`` or ``WebImageError/Code/encodingFailed``.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` or ``WebImageCodecs/WebImageError/Code/encodingFailed``.
     func store(
         _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType
     ) async throws(WebImageError)

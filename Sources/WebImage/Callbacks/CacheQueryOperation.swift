@@ -6,7 +6,7 @@ import Synchronization
 /// it deliver its one result.
 ///
 /// The completion runs exactly once: with the result, or with
-/// ``WebImageError/Code/cancelled`` when ``cancel()`` came first. Cancelling after the
+/// ``WebImageCodecs/WebImageError/Code/cancelled`` when ``cancel()`` came first. Cancelling after the
 /// result was delivered does nothing. Thread-safe.
 public final class CacheQueryOperation: Sendable {
     /// The completion of a query.
@@ -32,7 +32,7 @@ public final class CacheQueryOperation: Sendable {
     /// Whether the completion has been called or scheduled (by a result or a cancel).
     public var isFinished: Bool { state.withLock { $0.completion == nil } }
 
-    /// Stops the query: the completion gets ``WebImageError/Code/cancelled`` on the
+    /// Stops the query: the completion gets ``WebImageCodecs/WebImageError/Code/cancelled`` on the
     /// callback queue and pending work is withdrawn. Does nothing once finished.
     public func cancel() {
         let taken = state.withLock { s -> (Completion, [@Sendable () -> Void])? in
@@ -49,8 +49,10 @@ public final class CacheQueryOperation: Sendable {
 
     /// Delivers `result` unless the operation already finished.
     ///
-    /// - Parameter synchronously: call the completion on this thread now instead of on
-    ///   the callback queue.
+    /// - Parameters:
+    ///   - result: what the query found, or why it failed.
+    ///   - synchronously: call the completion on this thread now instead of on
+    ///     the callback queue.
     /// - Returns: whether this call delivered the result.
     @discardableResult
     public func finish(with result: Result<ImageCacheQueryResult, WebImageError>, synchronously: Bool = false) -> Bool {

@@ -23,14 +23,14 @@ public protocol ImageCachingCallbacks: ImageCaching {
 }
 
 extension ImageCachingCallbacks {
-    /// ``queryImage(forKey:options:context:)`` with a completion, returning the operation
+    /// ``ImageCaching/queryImage(forKey:options:context:)`` with a completion, returning the operation
     /// that cancels it.
     ///
     /// The completion runs exactly once: with the result, or with
-    /// ``WebImageError/Code/cancelled`` when the operation is cancelled first. It runs on
+    /// ``WebImageCodecs/WebImageError/Code/cancelled`` when the operation is cancelled first. It runs on
     /// the caller's thread, before this returns, only when asked:
     /// - ``ImageCacheOptions/queryMemorySync``: a memory hit (and a miss with
-    ///   ``ImageCacheOptions/queryMemoryOnly``), answered by ``imageFromMemory(forKey:)``;
+    ///   ``ImageCacheOptions/queryMemoryOnly``), answered by ``ImageCaching/imageFromMemory(forKey:)``;
     /// - ``ImageCacheOptions/queryDiskDataSync`` (and ``ImageCacheOptions/queryMemoryDataSync``
     ///   with ``ImageCacheOptions/queryMemoryData``): the whole query, disk read and decode
     ///   included, blocking the calling thread, when the cache answers
@@ -76,17 +76,17 @@ extension ImageCachingCallbacks {
         return options.contains(.queryMemoryOnly) ? .miss : nil
     }
 
-    /// ``diskData(forKey:)`` with a completion on the cache's callback queue.
+    /// ``ImageCaching/diskData(forKey:)`` with a completion on the cache's callback queue.
     public func diskData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
         deliver(completion) { await diskData(forKey: key) }
     }
 
-    /// ``extendedData(forKey:)`` with a completion on the cache's callback queue.
+    /// ``ImageCaching/extendedData(forKey:)`` with a completion on the cache's callback queue.
     public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
         deliver(completion) { await extendedData(forKey: key) }
     }
 
-    /// ``setExtendedData(_:forKey:)`` with a completion on the cache's callback queue.
+    /// ``ImageCaching/setExtendedData(_:forKey:)`` with a completion on the cache's callback queue.
     public func setExtendedData(
         _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
     ) {
@@ -100,9 +100,9 @@ extension ImageCachingCallbacks {
         }
     }
 
-    /// ``store(_:data:forKey:cacheType:)`` with a completion on the cache's callback queue
+    /// ``ImageCaching/store(_:data:forKey:cacheType:)`` with a completion on the cache's callback queue
     /// once the disk part is done. Without a completion it is
-    /// ``storeInBackground(_:data:extendedData:forKey:cacheType:)``: the memory part is
+    /// ``ImageCaching/storeInBackground(_:data:extendedData:forKey:cacheType:)``: the memory part is
     /// done when this returns and failures are logged.
     public func store(
         _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
@@ -122,19 +122,19 @@ extension ImageCachingCallbacks {
         }
     }
 
-    /// ``removeImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
+    /// ``ImageCaching/removeImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
     public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
         deliver(completion.map { done in { _ in done() } }) { await removeImage(forKey: key, cacheType: cacheType) }
     }
 
-    /// ``containsImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
+    /// ``ImageCaching/containsImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
     public func containsImage(
         forKey key: String, cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheType) -> Void
     ) {
         deliver(completion) { await containsImage(forKey: key, cacheType: cacheType) }
     }
 
-    /// ``clear(cacheType:)`` with a completion on the cache's callback queue.
+    /// ``ImageCaching/clear(cacheType:)`` with a completion on the cache's callback queue.
     public func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
         deliver(completion.map { done in { _ in done() } }) { await clear(cacheType: cacheType) }
     }

@@ -39,7 +39,7 @@ public protocol ImageLoaderCallbacks: ImageLoader {
     /// Every callback runs on ``ImageLoaderContext/callbackQueue``, else on
     /// ``callbackQueue``, never on the calling thread: `progress`, then any partial images
     /// (`isFinished == false`) and exactly one final result. Cancelling the token delivers
-    /// ``WebImageError/Code/cancelled`` at once; nothing follows the final result.
+    /// ``WebImageCodecs/WebImageError/Code/cancelled`` at once; nothing follows the final result.
     @discardableResult
     func requestImage(
         with url: URL?,
@@ -71,8 +71,8 @@ extension ImageLoaderCallbacks {
     /// `progress` runs on the context's callback queue, else on ``callbackQueue``; on a
     /// serial queue every report has run when this returns. Cancelling the calling task
     /// cancels this caller's load, which then throws
-    /// ``WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
-    /// ``WebImageError/Code/invalidURL``.
+    /// ``WebImageCodecs/WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
+    /// ``WebImageCodecs/WebImageError/Code/invalidURL``.
     public func loadImage(
         with url: URL?,
         options: DownloaderOptions = [],

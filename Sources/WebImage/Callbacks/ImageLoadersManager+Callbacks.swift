@@ -4,7 +4,7 @@ import Foundation
 extension ImageLoadersManager: ImageLoaderCallbacks {
     /// Hands the callback form to the loader that handles `url`, so a loader with a queue
     /// of its own (``ImageDownloader``) queues the request before this returns; with none,
-    /// fails with ``WebImageError/Code/invalidURL`` on the context's callback queue, else
+    /// fails with ``WebImageCodecs/WebImageError/Code/invalidURL`` on the context's callback queue, else
     /// on ``ImageLoaderCallbacks/callbackQueue``.
     ///
     /// A member that does not adopt ``ImageLoaderCallbacks`` gets the default adapter

@@ -21,7 +21,7 @@ extension ImageManager {
     /// does; other caches give a memory hit only). Both
     /// only when the hit may be used as it is (not under ``HTTPCachePolicy/respectHeaders``).
     ///
-    /// - Returns: the operation; cancelling it delivers ``WebImageError/Code/cancelled`` once.
+    /// - Returns: the operation; cancelling it delivers ``WebImageCodecs/WebImageError/Code/cancelled`` once.
     @discardableResult
     public func loadImage(
         with url: URL?,

@@ -11,7 +11,7 @@ import Foundation
 /// 1. takes the URL's host; a host in ``allowedHosts`` passes unchecked;
 /// 2. resolves it with ``resolver`` (an address literal is not resolved), off the event
 ///    loops, on ``SystemHostResolver/sharedPool`` for the system resolver;
-/// 3. refuses the hop with ``WebImageError/Code/forbiddenAddress`` (2011) when any
+/// 3. refuses the hop with ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` (2011) when any
 ///    resolved address is of a kind in ``refusedKinds`` and not inside
 ///    ``allowedNetworks`` (IPv4-mapped, -compatible, NAT64 and 6to4 IPv6 forms count as
 ///    the IPv4 address they carry);
@@ -72,8 +72,8 @@ public struct AddressPolicy: Sendable {
     /// allowed by name or is itself an address (nothing to resolve, so nothing to pin).
     /// Runs on the calling task; resolving suspends it.
     ///
-    /// - Throws: ``WebImageError/Code/forbiddenAddress`` for a refused address,
-    ///   ``WebImageError/Code/cannotFindHost`` when the name does not resolve.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` for a refused address,
+    ///   ``WebImageCodecs/WebImageError/Code/cannotFindHost`` when the name does not resolve.
     func check(_ url: URL) async throws(WebImageError) -> IPAddress? {
         guard let host = url.host, !host.isEmpty else {
             throw WebImageError(.invalidURL, "No host in \(url.redactedForLog)")

@@ -25,8 +25,8 @@ extension ImageDownloader {
     /// ``AddressPolicy``, a client pinned to the checked address. Runs in the transfer's
     /// policy-check task (the lookup may wait on the resolver pool).
     ///
-    /// - Throws: ``WebImageError/Code/sourceNotAllowed`` or
-    ///   ``WebImageError/Code/forbiddenAddress`` before any connection is opened.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/sourceNotAllowed`` or
+    ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` before any connection is opened.
     func clientLease(for url: URL, insecure: Bool) async throws(WebImageError) -> ClientLease {
         let policy = config.hopPolicy
         guard !policy.isEmpty else {

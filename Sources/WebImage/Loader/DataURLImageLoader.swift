@@ -3,7 +3,7 @@ import Foundation
 /// Loads images embedded in `data:` URLs (`data:image/png;base64,…`, RFC 2397).
 ///
 /// The payload is decoded (base64 or percent-encoding) and the image decoded on the
-/// decode queue. A malformed URL fails with ``WebImageError/Code/invalidURL``.
+/// decode queue. A malformed URL fails with ``WebImageCodecs/WebImageError/Code/invalidURL``.
 public final class DataURLImageLoader: ImageLoader {
     /// The coders used when the context names none.
     public let coders: any ImageCoder
@@ -36,7 +36,7 @@ public final class DataURLImageLoader: ImageLoader {
     /// The bytes a `data:` URL carries (base64 or percent-encoded). Runs on the caller's
     /// thread; does no I/O.
     ///
-    /// - Throws: ``WebImageError/Code/invalidURL`` for a malformed URL or payload.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` for a malformed URL or payload.
     public static func payload(of text: String) throws(WebImageError) -> Data {
         guard text.count > 5, text.prefix(5).lowercased() == "data:", let comma = text.firstIndex(of: ",") else {
             throw WebImageError(.invalidURL, "Malformed data URL")

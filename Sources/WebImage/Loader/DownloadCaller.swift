@@ -6,7 +6,7 @@ struct DownloadCaller: Sendable {
     /// How a caller wants the body turned into a result; callers with equal keys share a decode.
     enum DecodeKey: Hashable, Sendable {
         case dataOnly
-        /// `lazy`: an animation becomes a lazy image (``DecodedImage/decodingLazily(_:options:coder:)``).
+        /// `lazy`: an animation becomes a lazy image (``WebImageCodecs/DecodedImage/decodingLazily(_:options:coder:)``).
         case decode(ImageDecodeOptions, lazy: Bool)
     }
 

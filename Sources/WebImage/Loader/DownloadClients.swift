@@ -34,7 +34,7 @@ final class DownloadClients: Sendable {
         self.config = config
     }
 
-    /// The client for a request; fails with ``WebImageError/Code/invalidDownloadOperation``
+    /// The client for a request; fails with ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation``
     /// after ``shutdown()``.
     func client(insecure: Bool) throws(WebImageError) -> HTTPClient {
         let client = state.withLock { s -> HTTPClient? in

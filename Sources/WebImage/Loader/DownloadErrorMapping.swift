@@ -11,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Turns AsyncHTTPClient and SwiftNIO errors into ``WebImageError`` codes.
+/// Turns AsyncHTTPClient and SwiftNIO errors into ``WebImageCodecs/WebImageError`` codes.
 enum DownloadErrorMapping {
     /// Where the transfer was when the error happened: the same lost connection is
     /// `connectionLost` before a response and `invalidDownloadResponse` mid-body.

@@ -78,7 +78,7 @@ public struct DownloaderConfig: Sendable {
     /// See ``username``.
     public var password: String?
     /// Redirects (301, 302, 303, 307, 308) followed before failing with
-    /// ``WebImageError/Code/tooManyRedirects``; 0 follows none. Loops, and redirects to a
+    /// ``WebImageCodecs/WebImageError/Code/tooManyRedirects``; 0 follows none. Loops, and redirects to a
     /// scheme other than http or https, fail at once with the same code. Default 10.
     ///
     /// Clamped to 0…100: a negative value becomes 0, more than 100 becomes 100.
@@ -86,7 +86,7 @@ public struct DownloaderConfig: Sendable {
     /// Whether a redirect may switch between http and https. Off by default: an https
     /// page must not be downgraded to plain text on the wire, and an http URL should not
     /// silently become a different security context either; such a redirect fails with
-    /// ``WebImageError/Code/tooManyRedirects``. Credentials are dropped on such a hop.
+    /// ``WebImageCodecs/WebImageError/Code/tooManyRedirects``. Credentials are dropped on such a hop.
     public var allowsCrossSchemeRedirects = false
 
     // MARK: Retries
@@ -105,13 +105,13 @@ public struct DownloaderConfig: Sendable {
     // MARK: Response checks
 
     /// Statuses that count as success; others fail with
-    /// ``WebImageError/Code/invalidDownloadStatusCode``. Default 200–299.
+    /// ``WebImageCodecs/WebImageError/Code/invalidDownloadStatusCode``. Default 200–299.
     public var acceptableStatusCodes: Set<Int> = Set(200..<300)
     /// Media types (`"image/png"`, or `"image/*"` for a family) that count as success;
-    /// others, or none, fail with ``WebImageError/Code/invalidDownloadContentType``.
+    /// others, or none, fail with ``WebImageCodecs/WebImageError/Code/invalidDownloadContentType``.
     /// `nil`, the default, accepts any.
     public var acceptableContentTypes: Set<String>?
-    /// Bodies larger than this fail with ``WebImageError/Code/responseTooLarge``, checked
+    /// Bodies larger than this fail with ``WebImageCodecs/WebImageError/Code/responseTooLarge``, checked
     /// against `Content-Length` and while streaming. Default 100 MiB.
     ///
     /// A negative value becomes 0 (only empty bodies pass); there is no upper bound.
@@ -119,10 +119,10 @@ public struct DownloaderConfig: Sendable {
 
     // MARK: Decoding and callbacks
 
-    /// The coders used when a request's context names none. Default ``ImageCodersManager/shared``.
+    /// The coders used when a request's context names none. Default ``WebImageCodecs/ImageCodersManager/shared``.
     public var coders: any ImageCoder = ImageCodersManager.shared
     /// Where final and partial decodes run (never on a network thread), and where coders
-    /// are asked whether they decode incrementally. Default ``DecodeQueue/shared``.
+    /// are asked whether they decode incrementally. Default ``WebImageCodecs/DecodeQueue/shared``.
     public var decodeQueue: DecodeQueue = .shared
     /// The queue callbacks run on when a request's context names none; `nil`, the
     /// default, gives each downloader its own serial queue.

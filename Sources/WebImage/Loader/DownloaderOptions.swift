@@ -18,7 +18,7 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     public static let progressiveLoad = DownloaderOptions(rawValue: 1 << 2)
     /// Make a conditional request with ``ImageLoaderContext/validators``
     /// (`If-None-Match`, `If-Modified-Since`); a 304 fails with
-    /// ``WebImageError/Code/cacheNotModified``.
+    /// ``WebImageCodecs/WebImageError/Code/cacheNotModified``.
     public static let useHTTPCache = DownloaderOptions(rawValue: 1 << 3)
     /// SDWebImage's name for the same conditional request as ``useHTTPCache``: the caller
     /// holds a cached copy and wants `cacheNotModified` rather than the same bytes again.
@@ -36,7 +36,7 @@ public struct DownloaderOptions: OptionSet, Sendable, Hashable {
     /// Deliver the data only; no image is decoded.
     public static let avoidDecodeImage = DownloaderOptions(rawValue: 1 << 9)
     /// Decode an animation lazily: the image holds the poster frame and an
-    /// ``AnimatedImage`` for the rest (``DecodedImage/decodingLazily(_:options:coder:)``).
+    /// ``WebImageCodecs/AnimatedImage`` for the rest (``WebImageCodecs/DecodedImage/decodingLazily(_:options:coder:)``).
     /// Still images decode as usual.
     public static let lazyAnimatedImage = DownloaderOptions(rawValue: 1 << 10)
 

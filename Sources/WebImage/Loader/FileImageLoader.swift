@@ -11,10 +11,10 @@ import Foundation
 ///
 /// Off in ``ImageLoadersManager``'s default schemes (see ``LoaderSchemes``). Only regular
 /// files are read: a FIFO, a device (`/dev/stdin`, `/dev/zero`), a socket or a directory
-/// fails with ``WebImageError/Code/invalidURL`` without a read that could wait forever
+/// fails with ``WebImageCodecs/WebImageError/Code/invalidURL`` without a read that could wait forever
 /// (the file is opened non-blocking and checked with `fstat` first). A missing or
-/// unreadable path also fails with ``WebImageError/Code/invalidURL``; a file over
-/// ``maxBytes`` with ``WebImageError/Code/responseTooLarge``.
+/// unreadable path also fails with ``WebImageCodecs/WebImageError/Code/invalidURL``; a file over
+/// ``maxBytes`` with ``WebImageCodecs/WebImageError/Code/responseTooLarge``.
 public final class FileImageLoader: ImageLoader {
     /// The coders used when the context names none.
     public let coders: any ImageCoder

@@ -3,7 +3,7 @@
 /// The manager stores them next to a cached image and passes them in
 /// ``ImageLoaderContext/validators`` with ``DownloaderOptions/useHTTPCache``; the
 /// downloader then sends `If-None-Match` / `If-Modified-Since`, and a 304 answer fails
-/// with ``WebImageError/Code/cacheNotModified`` so the caller keeps its copy.
+/// with ``WebImageCodecs/WebImageError/Code/cacheNotModified`` so the caller keeps its copy.
 public struct HTTPValidators: Sendable, Hashable {
     /// The `ETag` header, verbatim (quotes and `W/` included).
     public var etag: String?

@@ -5,9 +5,9 @@ import Foundation
 /// somewhere that is not.
 ///
 /// 1. ``sources``: the URL by name (host patterns, URL prefixes). A refused hop fails with
-///    ``WebImageError/Code/sourceNotAllowed`` (2012) and no connection is opened to it.
+///    ``WebImageCodecs/WebImageError/Code/sourceNotAllowed`` (2012) and no connection is opened to it.
 /// 2. ``addresses``: the SSRF guard. The host is resolved and every address checked;
-///    a refused hop fails with ``WebImageError/Code/forbiddenAddress`` (2011), and an
+///    a refused hop fails with ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` (2011), and an
 ///    allowed one is connected to at the address that was checked.
 ///
 /// Refusals never put a URL on the manager's failed-URL block list.
@@ -41,8 +41,8 @@ public struct HopPolicy: Sendable {
     /// ``AddressPolicy``), or `nil` to connect as usual. Runs on the calling task; a
     /// name lookup suspends it on the address policy's resolver.
     ///
-    /// - Throws: ``WebImageError/Code/sourceNotAllowed``, ``WebImageError/Code/forbiddenAddress``,
-    ///   ``WebImageError/Code/cannotFindHost``.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/sourceNotAllowed``, ``WebImageCodecs/WebImageError/Code/forbiddenAddress``,
+    ///   ``WebImageCodecs/WebImageError/Code/cannotFindHost``.
     func check(_ url: URL) async throws(WebImageError) -> IPAddress? {
         if let sources, !sources.allows(url) {
             throw WebImageError(.sourceNotAllowed, "\(url.redactedForLog) is not an allowed source")

@@ -4,6 +4,6 @@
 public protocol HostResolving: Sendable {
     /// The addresses of `host` (a name, not an address literal) for `port`, best first.
     ///
-    /// - Throws: ``WebImageError/Code/cannotFindHost`` when the name does not resolve.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cannotFindHost`` when the name does not resolve.
     func addresses(for host: String, port: Int) async throws(WebImageError) -> [IPAddress]
 }

@@ -18,13 +18,13 @@ public struct ImageDownloadRequest: Sendable, Hashable {
 }
 
 /// Changes a request before it is sent, or vetoes it by returning `nil` (that request
-/// fails with ``WebImageError/Code/invalidDownloadOperation``). Runs on the thread that calls
+/// fails with ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation``). Runs on the thread that calls
 /// ``ImageLoader/loadImage(with:options:context:observer:)`` (or the callback form), before
 /// the request joins a transfer.
 public typealias ImageDownloadRequestModifier = @Sendable (ImageDownloadRequest) -> ImageDownloadRequest?
 
 /// Changes a response's status or headers before they are checked, or rejects it by
-/// returning `nil` (the load fails with ``WebImageError/Code/invalidDownloadResponse``).
+/// returning `nil` (the load fails with ``WebImageCodecs/WebImageError/Code/invalidDownloadResponse``).
 /// Runs on the transfer's event loop when the response head arrives, so it must return
 /// at once (no I/O, no locks held long).
 public typealias ImageDownloadResponseModifier = @Sendable (HTTPResponseInfo) -> HTTPResponseInfo?

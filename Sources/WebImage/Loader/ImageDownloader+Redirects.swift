@@ -5,7 +5,7 @@ extension ImageDownloader {
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The request for the next hop of a redirect from `request` to `location`, or a
-    /// ``WebImageError/Code/tooManyRedirects`` error when it must not be followed: past
+    /// ``WebImageCodecs/WebImageError/Code/tooManyRedirects`` error when it must not be followed: past
     /// ``DownloaderConfig/maxRedirects``, back to a URL already requested, to a scheme
     /// other than http(s), or between http and https unless
     /// ``DownloaderConfig/allowsCrossSchemeRedirects``.

@@ -112,7 +112,7 @@ public final class ImageDownloader: ImageLoader {
     public func events() -> AsyncStream<DownloadEvent> { broadcaster.subscribe() }
 
     /// Cancels every queued and running transfer; each caller gets
-    /// ``WebImageError/Code/cancelled``.
+    /// ``WebImageCodecs/WebImageError/Code/cancelled``.
     public func cancelAllDownloads() {
         let (deliveries, transfers) = scheduler.withLock { $0.cancelAll() }
         for transfer in transfers { transfer.cancel() }
@@ -120,7 +120,7 @@ public final class ImageDownloader: ImageLoader {
     }
 
     /// Cancels everything, closes the HTTP clients and ends the event streams. Later
-    /// requests fail with ``WebImageError/Code/invalidDownloadOperation``. Calling it again
+    /// requests fail with ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation``. Calling it again
     /// does nothing; on ``shared`` it does nothing.
     public func shutdown() async {
         guard !isShared, scheduler.withLock({ $0.shutDown() }) else { return }
@@ -146,8 +146,8 @@ public final class ImageDownloader: ImageLoader {
     /// task or the observer's token ends this caller's wait at once; the transfer stops
     /// when no caller is left.
     ///
-    /// - Throws: ``WebImageError/Code/invalidURL`` for a URL that is not http(s),
-    ///   ``WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, and the
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` for a URL that is not http(s),
+    ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, and the
     ///   transfer's error.
     public func loadImage(
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver

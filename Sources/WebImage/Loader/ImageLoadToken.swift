@@ -7,7 +7,7 @@ import Synchronization
 /// The callback form (``ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``)
 /// returns one per call, even when several callers share one transfer. The `async` form
 /// takes one in its ``ImageLoadObserver`` when the caller wants to steer the load from
-/// outside its task. Cancelling delivers ``WebImageError/Code/cancelled`` to this caller at
+/// outside its task. Cancelling delivers ``WebImageCodecs/WebImageError/Code/cancelled`` to this caller at
 /// once (unless it already completed) and stops the transfer when no caller is left.
 /// Thread-safe; cancelling twice does nothing more.
 ///

@@ -29,7 +29,7 @@ public protocol ImageLoader: AnyObject, Sendable {
     /// threads, and its token steers it: a priority change reorders the loader's queue,
     /// and ``ImageLoadToken/cancel()`` ends this caller's load as cancelling the task does.
     ///
-    /// - Throws: the load's ``WebImageError``; ``WebImageError/Code/cancelled`` when the
+    /// - Throws: the load's ``WebImageCodecs/WebImageError``; ``WebImageCodecs/WebImageError/Code/cancelled`` when the
     ///   task or the token was cancelled.
     func loadImage(
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
@@ -43,8 +43,8 @@ public protocol ImageLoader: AnyObject, Sendable {
 extension ImageLoader {
     /// The default policy: block unless the failure is transient (cancelled, timed out,
     /// cannot connect, cannot find host, connection lost, HTTP 408, 429, 500, 502, 503,
-    /// 504) or a refusal of the hop policy (``WebImageError/Code/forbiddenAddress``,
-    /// ``WebImageError/Code/sourceNotAllowed``: they say nothing about the URL's server and
+    /// 504) or a refusal of the hop policy (``WebImageCodecs/WebImageError/Code/forbiddenAddress``,
+    /// ``WebImageCodecs/WebImageError/Code/sourceNotAllowed``: they say nothing about the URL's server and
     /// must not make it look down).
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         !Self.isNeverBlocked(error)
@@ -66,8 +66,8 @@ extension ImageLoader {
     /// Loads `url` and returns the final response; partial images and progress are not
     /// reported (``ImageLoaderCallbacks`` adds a form with progress on a queue).
     /// Cancelling the calling task cancels this caller's load, which then throws
-    /// ``WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
-    /// ``WebImageError/Code/invalidURL``.
+    /// ``WebImageCodecs/WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
+    /// ``WebImageCodecs/WebImageError/Code/invalidURL``.
     public func loadImage(
         with url: URL?, options: DownloaderOptions = [], context: ImageLoaderContext = ImageLoaderContext()
     ) async throws(WebImageError) -> ImageLoadResponse {

@@ -19,7 +19,7 @@ public struct ImageLoaderContext: Sendable {
     /// Replaces the downloader's ``DownloaderConfig/responseModifier`` for this request.
     public var responseModifier: ImageDownloadResponseModifier?
     /// The coders to decode with; `nil` uses the loader's (by default
-    /// ``ImageCodersManager/shared``).
+    /// ``WebImageCodecs/ImageCodersManager/shared``).
     public var coders: (any ImageCoder)?
     /// The queue progress and completion callbacks run on; it should be serial so they
     /// arrive in order. `nil` uses the loader's serial callback queue.

@@ -31,7 +31,7 @@ public final class ImageLoadersManager: ImageLoader {
     }
 
     /// The schemes among http, https, data and file that are handed to a loader; a URL
-    /// with a scheme switched off fails with ``WebImageError/Code/invalidURL`` without
+    /// with a scheme switched off fails with ``WebImageCodecs/WebImageError/Code/invalidURL`` without
     /// any I/O. Default ``LoaderSchemes/default`` (http, https, data). Other schemes are
     /// up to the loaders.
     public var allowedSchemes: LoaderSchemes {
@@ -68,7 +68,7 @@ public final class ImageLoadersManager: ImageLoader {
 
     /// Hands the load to the first loader that can handle `url`.
     ///
-    /// - Throws: ``WebImageError/Code/invalidURL`` without any I/O when no loader handles
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` without any I/O when no loader handles
     ///   `url` or its scheme is switched off; otherwise what that loader throws.
     public func loadImage(
         with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
@@ -77,7 +77,7 @@ public final class ImageLoadersManager: ImageLoader {
         return try await loader.loadImage(with: url, options: options, context: context, observer: observer)
     }
 
-    /// Why `url` has no loader: ``WebImageError/Code/invalidURL`` with the reason.
+    /// Why `url` has no loader: ``WebImageCodecs/WebImageError/Code/invalidURL`` with the reason.
     func refusal(of url: URL?) -> WebImageError {
         let text = url?.redactedForLog ?? ""
         if text.isEmpty { return WebImageError(.invalidURL, "The URL is empty") }

@@ -1,6 +1,6 @@
 /// The URL schemes an ``ImageLoadersManager`` hands to its loaders.
 ///
-/// A URL whose scheme is switched off fails with ``WebImageError/Code/invalidURL`` before
+/// A URL whose scheme is switched off fails with ``WebImageCodecs/WebImageError/Code/invalidURL`` before
 /// any I/O. The default is ``default``: http, https and data, not `file:`, so a URL from
 /// untrusted input never reads a local file. Switching `file:` on is one line:
 ///

@@ -5,7 +5,7 @@ import Foundation
 /// Retried: timeouts, refused/reset/lost connections (including a body cut off
 /// mid-way, which resumes with a `Range` request when the server allows), and the
 /// statuses 408, 429, 500, 502, 503 and 504. Never retried: other 4xx, bad data,
-/// cancellation, ``WebImageError/Code/forbiddenAddress``, too-large responses.
+/// cancellation, ``WebImageCodecs/WebImageError/Code/forbiddenAddress``, too-large responses.
 ///
 /// The wait before retry *n* is "full jitter" exponential backoff, a random time in
 /// `0…min(maxDelay, baseDelay · 2ⁿ⁻¹)`, unless the failed response carried `Retry-After`

@@ -10,7 +10,7 @@ import Darwin
 /// the disk pool, the cooperative pool or an event loop.
 ///
 /// A lookup that takes longer than ``timeout`` fails with
-/// ``WebImageError/Code/cannotFindHost``; `getaddrinfo` cannot be interrupted, so its
+/// ``WebImageCodecs/WebImageError/Code/cannotFindHost``; `getaddrinfo` cannot be interrupted, so its
 /// thread stays busy until the system gives up, but the caller goes on, and at most the
 /// pool's threads are ever tied up this way.
 public struct SystemHostResolver: HostResolving {

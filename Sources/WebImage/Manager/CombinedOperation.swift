@@ -5,7 +5,7 @@ import Foundation
 /// delivery of its results on the load's callback queue.
 ///
 /// ``cancel()`` stops whichever part is running (the cache query, the download, the
-/// decode) and the load's completion receives ``WebImageError/Code/cancelled`` exactly
+/// decode) and the load's completion receives ``WebImageCodecs/WebImageError/Code/cancelled`` exactly
 /// once, on the load's callback queue, unless the load had already ended. After that
 /// nothing more is delivered. Thread-safe; cancelling again does nothing.
 public final class CombinedOperation: Sendable {
@@ -33,7 +33,7 @@ public final class CombinedOperation: Sendable {
     /// Whether the load ended: its last result was delivered (or queued), or it was cancelled.
     public var isFinished: Bool { task?.isEnded ?? true }
 
-    /// Stops the load. The completion gets ``WebImageError/Code/cancelled`` once, on the
+    /// Stops the load. The completion gets ``WebImageCodecs/WebImageError/Code/cancelled`` once, on the
     /// callback queue; does nothing once the load ended.
     public func cancel() {
         task?.cancel()

@@ -4,10 +4,10 @@ extension DecodedImage {
     ///
     /// For a lazy image (``animation`` set) the poster is transformed now, on the caller's
     /// thread, and the result's animation transforms every other frame when it is asked
-    /// for, on that caller's thread (``DecodeQueue`` for an ``AnimatedImagePlayer``): each
+    /// for, on that caller's thread (``WebImageCodecs/DecodeQueue`` for an ``WebImageCodecs/AnimatedImagePlayer``): each
     /// frame goes through `transformer` as a still image of its own, keeping its duration.
     /// A frame the transformer fails on, or gives another size than the poster's, throws
-    /// ``WebImageError/Code/badImageData`` when asked for.
+    /// ``WebImageCodecs/WebImageError/Code/badImageData`` when asked for.
     ///
     /// - Returns: `nil` when `transformer` fails (on the poster, for a lazy image).
     func transformedFrameByFrame(by transformer: any ImageTransformer, forKey key: String) -> DecodedImage? {

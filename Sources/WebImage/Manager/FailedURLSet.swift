@@ -4,7 +4,7 @@ import Synchronization
 /// The URLs whose load failed in a way the loader calls permanent: SDWebImage's
 /// `failedURLs`, made safe for processes that run for weeks. Thread-safe.
 ///
-/// Loads of a listed URL fail with ``WebImageError/Code/blackListed`` without touching
+/// Loads of a listed URL fail with ``WebImageCodecs/WebImageError/Code/blackListed`` without touching
 /// the network unless ``WebImageOptions/retryFailed`` is set. Unlike SDWebImage's set,
 /// an entry remembers its error and **expires** (``FailedURLPolicy/timeToLive``), and the
 /// list is **bounded** (``FailedURLPolicy/capacity``, least recently used out first), so

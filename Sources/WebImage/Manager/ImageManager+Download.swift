@@ -3,7 +3,7 @@ import Foundation
 /// The download stage: the request, partial images, failures and the block list.
 extension ImageManager {
     /// Asks the load's loader for its URL; with validators that can validate, as a
-    /// conditional request (a 304 throws ``WebImageError/Code/cacheNotModified``).
+    /// conditional request (a 304 throws ``WebImageCodecs/WebImageError/Code/cacheNotModified``).
     ///
     /// The load's task steers the download through a token (priority changes, cancel)
     /// and hears its progress; partial images reach it unless this is a revalidation.

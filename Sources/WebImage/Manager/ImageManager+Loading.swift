@@ -14,8 +14,8 @@ extension ImageManager {
     /// (``WebImageOptions/queryDiskDataSync``, ``WebImageOptions/queryMemoryDataSync``) are
     /// read as their non-blocking forms.
     ///
-    /// - Throws: the load's ``WebImageError``; ``WebImageError/Code/cancelled`` when the
-    ///   task was cancelled; ``WebImageError/Code/badImageData`` when the load produced
+    /// - Throws: the load's ``WebImageCodecs/WebImageError``; ``WebImageCodecs/WebImageError/Code/cancelled`` when the
+    ///   task was cancelled; ``WebImageCodecs/WebImageError/Code/badImageData`` when the load produced
     ///   no image (``WebImageOptions/avoidDecodeImage``: use the callback API or an
     ///   ``ImageLoader`` for data only).
     public func loadImage(

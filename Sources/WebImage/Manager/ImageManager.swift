@@ -42,11 +42,11 @@ import Synchronization
 ///   `loadImage` returns; the `async` API answers a memory hit on the calling task.
 /// - **Failed URLs**: a load that fails in a way the loader calls permanent (a 404, bad
 ///   data) puts the URL on a block list; later loads fail with
-///   ``WebImageError/Code/blackListed`` without a request unless
+///   ``WebImageCodecs/WebImageError/Code/blackListed`` without a request unless
 ///   ``WebImageOptions/retryFailed`` is given, and a retried success takes it off.
 ///   Entries expire and the list is bounded (``FailedURLPolicy``). Transient failures
 ///   (timeouts, lost connections, 408, 429, 500, 502–504), cancellations and refusals of
-///   the address policy (``WebImageError/Code/forbiddenAddress``) never enter it, whatever
+///   the address policy (``WebImageCodecs/WebImageError/Code/forbiddenAddress``) never enter it, whatever
 ///   the loader or delegate say.
 /// - **refreshCached**: the cached image is delivered first, then revalidated with the
 ///   `ETag` / `Last-Modified` stored with its disk entry; 304 ends the load without a
@@ -63,7 +63,7 @@ public final class ImageManager: Sendable {
     /// The serial queue the callback form's results run on when a load's context names none.
     public let callbackQueue: DispatchQueue
     /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
-    /// originals run. Default ``DecodeQueue/shared``.
+    /// originals run. Default ``WebImageCodecs/DecodeQueue/shared``.
     public let decodeQueue: DecodeQueue
 
     private struct Settings {
@@ -82,6 +82,8 @@ public final class ImageManager: Sendable {
     /// Creates a manager over `cache` and `loader`.
     ///
     /// - Parameters:
+    ///   - cache: where images are looked up and stored; ``ImageCache/shared`` by default.
+    ///   - loader: what fetches a miss; ``ImageLoadersManager/shared`` by default.
     ///   - callbackQueue: where callbacks run by default; `nil` creates a serial queue for
     ///     this manager.
     ///   - decodeQueue: where the user hooks and lazy decodes run (see ``decodeQueue``).
@@ -199,7 +201,7 @@ public final class ImageManager: Sendable {
     /// How many loads of this manager have not ended yet.
     public var runningOperationCount: Int { running.withLock { $0.loads.count } }
 
-    /// Cancels every running load (each ends with ``WebImageError/Code/cancelled``) and
+    /// Cancels every running load (each ends with ``WebImageCodecs/WebImageError/Code/cancelled``) and
     /// every background revalidation (``HTTPCachePolicy/respectHeaders``'
     /// `stale-while-revalidate`).
     public func cancelAll() {

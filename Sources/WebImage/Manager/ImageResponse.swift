@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Unlike ``ImageLoadResult`` (the callback API's value, which also carries failures and
 /// partial images), a response always has an image; failures are thrown as
-/// ``WebImageError``.
+/// ``WebImageCodecs/WebImageError``.
 public struct ImageResponse: Sendable {
     /// The image (the partial image of a preview in ``ImageTask/previews``).
     public var image: DecodedImage
@@ -39,7 +39,7 @@ public struct ImageResponse: Sendable {
     }
 
     /// The response of a callback result that carries an image; throws its error, or
-    /// ``WebImageError/Code/badImageData`` when the load produced no image (for example
+    /// ``WebImageCodecs/WebImageError/Code/badImageData`` when the load produced no image (for example
     /// with ``WebImageOptions/avoidDecodeImage``, or a delegate that declined the download).
     init(_ result: ImageLoadResult, url: URL) throws(WebImageError) {
         if let error = result.error { throw error }

@@ -89,7 +89,7 @@ public final class ImageTask: Sendable, Hashable {
 
     // MARK: Public API
 
-    /// The final image; throws the load's ``WebImageError`` (``WebImageError/Code/cancelled``
+    /// The final image; throws the load's ``WebImageCodecs/WebImageError`` (``WebImageCodecs/WebImageError/Code/cancelled``
     /// after ``cancel()``). Cancelling the awaiting Swift task cancels the load.
     public var response: ImageResponse {
         get async throws(WebImageError) {
@@ -160,7 +160,7 @@ public final class ImageTask: Sendable, Hashable {
         }
     }
 
-    /// Stops the load: ``response`` throws ``WebImageError/Code/cancelled`` and a
+    /// Stops the load: ``response`` throws ``WebImageCodecs/WebImageError/Code/cancelled`` and a
     /// listener gets it as the last result at once. Does nothing once the load ended.
     public func cancel() {
         let taken = shared.withLock { s -> (ImageLoadToken?, Task<Void, Never>?)? in

@@ -72,7 +72,7 @@ struct ManagedLoad: Sendable {
         return copy
     }
 
-    /// Throws ``WebImageError/Code/cancelled`` once the load was cancelled (its task, or
+    /// Throws ``WebImageCodecs/WebImageError/Code/cancelled`` once the load was cancelled (its task, or
     /// the Swift task running it).
     func checkCancelled() throws(WebImageError) {
         if task.isCancelled || Task.isCancelled { throw .cancelled("The image load was cancelled") }

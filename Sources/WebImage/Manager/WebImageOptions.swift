@@ -29,7 +29,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let transformAnimatedImage = WebImageOptions(rawValue: 1 << 9)
     /// View layer: do not set the image on the target; the completion does it.
     public static let avoidAutoSetImage = WebImageOptions(rawValue: 1 << 10)
-    /// Decode large images smaller (see ``ImageDecodeOptions/scaleDownLimitBytes``).
+    /// Decode large images smaller (see ``WebImageCodecs/ImageDecodeOptions/scaleDownLimitBytes``).
     public static let scaleDownLargeImages = WebImageOptions(rawValue: 1 << 11)
     /// On a memory hit, also read the encoded data from disk (asynchronously).
     public static let queryMemoryData = WebImageOptions(rawValue: 1 << 12)
@@ -41,7 +41,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// returns. Needs an ``ImageCache`` (other caches are queried as usual). The `async`
     /// API reads the disk without blocking whatever this says.
     public static let queryDiskDataSync = WebImageOptions(rawValue: 1 << 14)
-    /// Never download: a cache miss fails with ``WebImageError/Code/notInCache``.
+    /// Never download: a cache miss fails with ``WebImageCodecs/WebImageError/Code/notInCache``.
     public static let fromCacheOnly = WebImageOptions(rawValue: 1 << 15)
     /// Skip the cache query and always download (the result is still stored).
     public static let fromLoaderOnly = WebImageOptions(rawValue: 1 << 16)
@@ -59,16 +59,16 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// returns. Without it every completion runs on the callback queue.
     public static let queryMemorySync = WebImageOptions(rawValue: 1 << 23)
     /// Load animations lazily: the result of an animated GIF, APNG or WebP is a
-    /// ``DecodedImage`` holding only the poster frame and an ``AnimatedImage``
-    /// (``DecodedImage/animation``: the encoded data, frames decoded on demand), not every
+    /// ``WebImageCodecs/DecodedImage`` holding only the poster frame and an ``WebImageCodecs/AnimatedImage``
+    /// (``WebImageCodecs/DecodedImage/animation``: the encoded data, frames decoded on demand), not every
     /// frame's pixels. Off by default: without it, animations decode whole.
     ///
-    /// - **Memory**: the memory cache charges ``DecodedImage/cost`` (poster + data + a fixed
+    /// - **Memory**: the memory cache charges ``WebImageCodecs/DecodedImage/cost`` (poster + data + a fixed
     ///   bound on what the animation keeps between frame requests, see
-    ///   ``AnimatedImage/cacheCost``): a 357 KB, 380-frame GIF of 472×298 costs 5.0 MB
-    ///   instead of 214 MB. Play it with ``AnimatedImagePlayer`` (frames decode ahead on
-    ///   ``DecodeQueue``, bounded by its buffer size) or read frames with
-    ///   ``AnimatedImage/frame(at:)``.
+    ///   ``WebImageCodecs/AnimatedImage/cacheCost``): a 357 KB, 380-frame GIF of 472×298 costs 5.0 MB
+    ///   instead of 214 MB. Play it with ``WebImageCodecs/AnimatedImagePlayer`` (frames decode ahead on
+    ///   ``WebImageCodecs/DecodeQueue``, bounded by its buffer size) or read frames with
+    ///   ``WebImageCodecs/AnimatedImage/frame(at:)``.
     /// - **Keys**: the result is kept under its own key (``ImageManager/cacheKey(for:options:context:)``
     ///   ends with ``ImageManager/lazyAnimationKeySuffix``), so eager loads of the same URL
     ///   never receive a lazy image and lazy loads always do. A lazy animation is kept in
@@ -77,10 +77,10 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     ///   still image (a thumbnail or transform of a JPEG, say) goes to disk under that key
     ///   as usual.
     /// - **Transforms**: with ``transformAnimatedImage`` the transformer runs on each frame
-    ///   when it is decoded, on the thread that asks for it (``DecodeQueue`` for a player),
+    ///   when it is decoded, on the thread that asks for it (``WebImageCodecs/DecodeQueue`` for a player),
     ///   not on every frame up front; thumbnails decode each frame at the thumbnail size.
-    /// - **Encoding**: an ``ImageCoder`` writes only the frames a ``DecodedImage`` holds (the
-    ///   poster): encode the animation with ``AnimatedImage/encoded(as:options:)``.
+    /// - **Encoding**: an ``WebImageCodecs/ImageCoder`` writes only the frames a ``WebImageCodecs/DecodedImage`` holds (the
+    ///   poster): encode the animation with ``WebImageCodecs/AnimatedImage/encoded(as:options:)``.
     /// - Still images load as they would without the option (under the lazy key). The cache
     ///   serializer is not run for lazy loads: the downloaded data is stored as it came.
     public static let lazyAnimatedImage = WebImageOptions(rawValue: 1 << 24)

@@ -14,7 +14,7 @@ import Synchronization
 /// | `webimage_download_queue_length` | gauge | | transfers waiting for a slot |
 /// | `webimage_download_duration_seconds` | timer | | one transfer, request to last byte |
 /// | `webimage_decode_duration_seconds` | timer | | one decode (download or disk hit) |
-/// | `webimage_load_failures_total` | counter | `code`: a ``WebImageError/Code`` name | failed manager loads, by error |
+/// | `webimage_load_failures_total` | counter | `code`: a ``WebImageCodecs/WebImageError/Code`` name | failed manager loads, by error |
 /// | `webimage_blocked_loads_total` | counter | | loads refused by the failed-URL block list |
 /// | `webimage_download_retries_total` | counter | | transfer attempts after the first (``RetryPolicy``) |
 /// | `webimage_forbidden_addresses_total` | counter | | hops refused by the SSRF guard (``AddressPolicy``) |

@@ -1,4 +1,4 @@
-/// The three box-blur passes that approximate a gaussian, used by ``PixelBuffer/blurred(radius:)``.
+/// The three box-blur passes that approximate a gaussian, used by ``WebImageCodecs/PixelBuffer/blurred(radius:)``.
 ///
 /// Three successive box filters converge closely on a gaussian (central limit), and a
 /// box filter costs the same per pixel for any width thanks to a running sum.

@@ -1,11 +1,11 @@
 /// Blurs every frame with a gaussian (SDWebImage's `SDImageBlurTransformer`).
 ///
 /// `radius` is the gaussian's standard deviation in pixels, as in CSS `blur()`; see
-/// ``PixelBuffer/blurred(radius:)`` for how it is computed. Radius 0 returns the image unchanged.
+/// ``WebImageCodecs/PixelBuffer/blurred(radius:)`` for how it is computed. Radius 0 returns the image unchanged.
 ///
 /// Key: `ImageBlurTransformer(radius:R)`, for example `ImageBlurTransformer(radius:2.5)`.
 public struct ImageBlurTransformer: ImageTransformer {
-    /// Standard deviation in pixels; clamped to ``PixelBuffer/maxBlurRadius``.
+    /// Standard deviation in pixels; clamped to ``WebImageCodecs/PixelBuffer/maxBlurRadius``.
     public var radius: Double
 
     /// Creates a blur with standard deviation `radius` pixels.

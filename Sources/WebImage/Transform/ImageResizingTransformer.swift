@@ -1,7 +1,8 @@
 /// Resizes every frame to a pixel size (SDWebImage's `SDImageResizingTransformer`).
 ///
-/// Resampling is ``PixelBuffer/resampled(width:height:)``: area averaging when
-/// shrinking, bilinear when enlarging, alpha-weighted.
+/// Resampling is ``WebImageCodecs/PixelBuffer/resampled(width:height:filter:)`` with its
+/// default filter, ``WebImageCodecs/ResamplingFilter/lanczos3`` (libvips' thumbnail filter,
+/// colour weighted by alpha).
 ///
 /// Key: `ImageResizingTransformer(size:WxH,mode:MODE)`, for example
 /// `ImageResizingTransformer(size:400x300,mode:aspectFill)`.

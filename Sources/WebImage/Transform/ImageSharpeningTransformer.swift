@@ -1,5 +1,5 @@
 /// Sharpens every frame with an unsharp mask of standard deviation `sigma` pixels (an
-/// image proxy's `sharpen`); see ``PixelBuffer/sharpened(sigma:amount:)``.
+/// image proxy's `sharpen`); see ``WebImageCodecs/PixelBuffer/sharpened(sigma:amount:)``.
 ///
 /// Key: `ImageSharpeningTransformer(sigma:S)`. Sigma 0 leaves the image unchanged.
 public struct ImageSharpeningTransformer: ImageTransformer {

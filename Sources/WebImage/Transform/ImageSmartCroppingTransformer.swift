@@ -1,5 +1,5 @@
 /// Crops every frame to `size` around its most salient region (an image proxy's smart
-/// gravity, `g:sm`); see ``PixelBuffer/attentionWindow(size:)``. The window is found on
+/// gravity, `g:sm`); see ``WebImageCodecs/PixelBuffer/attentionWindow(size:)``. The window is found on
 /// the first frame and cut from every frame.
 ///
 /// Key: `ImageSmartCroppingTransformer(size:WxH)`.

@@ -2,7 +2,7 @@
 public enum ImageTransformers {
     /// The largest output, in pixels per frame, a built-in transformer produces; larger
     /// results make it return `nil` instead of allocating. Same as the decoders' default
-    /// ``ImageDecodeOptions/maxPixelCount`` (100 million).
+    /// ``WebImageCodecs/ImageDecodeOptions/maxPixelCount`` (100 million).
     public static let maxOutputPixelCount = ImageDecodeOptions().maxPixelCount
 
     /// Whether `image` should be transformed under SDWebImage's rule: still images

@@ -1,5 +1,5 @@
 /// Cuts a border of background colour off every frame (an image proxy's `trim`): the
-/// window is ``PixelBuffer/foregroundBounds(threshold:background:)`` of the first frame.
+/// window is ``WebImageCodecs/PixelBuffer/foregroundBounds(threshold:background:)`` of the first frame.
 /// With `equalHorizontal` (`equalVertical`) the same amount, the smaller of the two
 /// sides', is cut on the left and right (top and bottom). An image that is all
 /// background is left unchanged.

@@ -39,7 +39,7 @@ extension PixelBuffer {
     }
 }
 
-/// The rounded rectangle and border one ``PixelBuffer/roundedCorners(radius:corners:borderWidth:borderColor:)`` call draws.
+/// The rounded rectangle and border one ``WebImageCodecs/PixelBuffer/roundedCorners(radius:corners:borderWidth:borderColor:)`` call draws.
 private struct RoundedShape {
     var width: Double
     var height: Double

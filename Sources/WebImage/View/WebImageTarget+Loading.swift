@@ -26,7 +26,7 @@ extension WebImageTarget {
     ///   leaves that to `completed`.
     /// - `completed` runs on the load's callback queue (default the manager's) for every
     ///   result, stale ones included, after the image was set. A `nil` URL completes
-    ///   with ``WebImageError/Code/invalidURL``.
+    ///   with ``WebImageCodecs/WebImageError/Code/invalidURL``.
     ///
     /// - Returns: the load's operation, or `nil` for a `nil` URL.
     @discardableResult
@@ -82,7 +82,7 @@ extension WebImageTarget {
 
     /// Cancels the load running under `key` (default
     /// ``WebImageTargetState/defaultOperationKey``) and stops the indicator. The image
-    /// shown stays; the cancelled load's completion gets ``WebImageError/Code/cancelled``.
+    /// shown stays; the cancelled load's completion gets ``WebImageCodecs/WebImageError/Code/cancelled``.
     public func cancelCurrentImageLoad(forKey key: String = WebImageTargetState.defaultOperationKey) {
         webImageState.cancelOperation(forKey: key)
         webImageState.indicator?.stopAnimating()

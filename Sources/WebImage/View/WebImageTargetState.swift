@@ -12,7 +12,7 @@ import Synchronization
 /// The check and the set are one step: a load commits its image here under the lock
 /// (refused when it is no longer current), and then writes the newest committed image
 /// into the target, outside the lock, repeating while newer commits arrive (see
-/// ``apply(_:to:key:id:)``). So the target's setter, which is the conformer's code, never
+/// `apply(_:to:key:id:)`). So the target's setter, which is the conformer's code, never
 /// runs under a library lock, and the last write always carries the newest image.
 public final class WebImageTargetState: Sendable {
     /// The key `setImage` uses when the context names none.

@@ -66,6 +66,7 @@ public final class AnimatedImagePlayer: Sendable {
     /// A player for `image`.
     ///
     /// - Parameters:
+    ///   - image: The animation to play.
     ///   - maxBufferSize: Bytes of decoded frames to hold at most; `nil` (the default) is
     ///     ``defaultBufferedFrames`` frames; negative values become 0 (one frame at a time).
     ///   - loopCount: Plays before `play` returns, 0 for forever; `nil` (the default)

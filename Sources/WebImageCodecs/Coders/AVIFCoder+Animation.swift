@@ -1,7 +1,7 @@
 import Foundation
 
 extension AVIFCoder: AnimatedImageCoder {
-    /// An ``AVIFAnimationDecoder`` for an image sequence of two or more frames, or `nil` for
+    /// An `AVIFAnimationDecoder` for an image sequence of two or more frames, or `nil` for
     /// a still AVIF. Parses the container only. Runs on the caller's thread.
     ///
     /// - Throws: ``WebImageError/Code/badImageData`` when `data` is not a readable AVIF,

@@ -13,7 +13,7 @@ import Foundation
 /// and loop forever (libavif 0.11 does not read an edit list's repetition); lazily through
 /// ``makeAnimationDecoder(_:options:)``. Tracks without pictures (audio) are skipped. A grid
 /// whose alpha items belong to its tiles rather than to the grid decodes with that alpha
-/// (``AVIFAlphaGrid``; libavif 0.11 alone decodes it opaque).
+/// (`AVIFAlphaGrid`; libavif 0.11 alone decodes it opaque).
 ///
 /// Stateless and `Sendable`: call it from any thread, several calls at once. Every call
 /// blocks the calling thread, so run it on a ``DecodeQueue``.

@@ -1,7 +1,7 @@
 import Foundation
 
 extension GIFCoder: AnimatedImageCoder {
-    /// A ``GIFAnimationDecoder`` for an animated GIF, or `nil` for a GIF with one image.
+    /// A `GIFAnimationDecoder` for an animated GIF, or `nil` for a GIF with one image.
     /// Reads the block structure only. Runs on the caller's thread.
     ///
     /// - Throws: ``WebImageError/Code/badImageData`` when `data` is not a GIF,

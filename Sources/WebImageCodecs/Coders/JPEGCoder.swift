@@ -10,7 +10,7 @@ import Glibc
 /// (Adobe inverted CMYK included) files straight into RGBA, and applies the EXIF
 /// orientation (recorded in ``DecodedImage/orientation`` either way). Thumbnails and
 /// scale-down decode with libjpeg's DCT scaling (1/2, 1/4, 1/8) as far as libvips does
-/// (leaving at least 2× for the kernel, see ``JPEGDecodePlan``), streaming the rows into a
+/// (leaving at least 2× for the kernel, see `JPEGDecodePlan`), streaming the rows into a
 /// Lanczos3 resample to the exact size. 12-bit, lossless, JPEG-LS and DNL-sized files are beyond libjpeg-turbo 2.1
 /// and fail with ``WebImageError/Code/unsupportedFormat``. An embedded ICC profile (APP2,
 /// CMYK ones included) converts the colours to sRGB (see ``ColorManagement``); a rotated

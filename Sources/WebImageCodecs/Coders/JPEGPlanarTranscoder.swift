@@ -6,7 +6,7 @@ import Foundation
 /// straight to its size in a 4:2:0 output, and libjpeg encodes the planes as they are
 /// (`raw_data_in`). No colour conversion, chroma upsampling or downsampling runs, and no
 /// RGBA image exists; the result has the RGBA path's size, scale-on-load rule
-/// (``JPEGDecodePlan``), kernel and centring, with chroma resampled once instead of
+/// (`JPEGDecodePlan`), kernel and centring, with chroma resampled once instead of
 /// upsampled, resampled and averaged.
 ///
 /// **When it applies** (otherwise ``transcode(_:options:encode:)`` returns `nil` having
@@ -16,7 +16,7 @@ import Foundation
 /// - the options shrink it (a thumbnail or scale-down size smaller than the stored one);
 /// - nothing turns it: no EXIF orientation other than `.up`, or orientation not applied;
 /// - no colour conversion: no ICC profile, an sRGB-like one (see
-///   ``ColorConverter/changesPixels(from:options:)``), or colour management off;
+///   `ColorConverter/changesPixels(from:options:)`), or colour management off;
 /// - no plane needs the resampler's box pre-shrink (a residual scale of 8 or more after the
 ///   DCT scaling). At 1/2, 1/4 and 1/8 libjpeg decodes 4:2:0 chroma with a larger IDCT to
 ///   luma's size, so chroma's residual is twice luma's: with the shrink-on-load rule a

@@ -1,7 +1,7 @@
 import Foundation
 
 extension PNGCoder: AnimatedImageCoder {
-    /// An ``APNGAnimationDecoder`` for an APNG of two or more frames, or `nil` for a still
+    /// An `APNGAnimationDecoder` for an APNG of two or more frames, or `nil` for a still
     /// PNG. Reads the chunk structure only (CRCs included). Runs on the caller's thread.
     ///
     /// - Throws: ``WebImageError/Code/badImageData`` when `data` is not a PNG or its

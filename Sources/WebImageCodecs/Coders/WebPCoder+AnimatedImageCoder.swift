@@ -1,7 +1,7 @@
 import Foundation
 
 extension WebPCoder: AnimatedImageCoder {
-    /// A ``WebPAnimationDecoder`` for an animated WebP of two or more frames, or `nil` for
+    /// A `WebPAnimationDecoder` for an animated WebP of two or more frames, or `nil` for
     /// a still. Reads the container and frame headers only. Runs on the caller's thread.
     ///
     /// - Throws: ``WebImageError/Code/badImageData`` when `data` is not a readable WebP,

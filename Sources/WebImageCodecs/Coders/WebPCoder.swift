@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Stills decode straight into the result's RGBA storage. Thumbnails let libwebp's own
 /// area-averaging scaler shrink on load to 7× the target, then resample with Lanczos3
-/// (see ``WebPHeader/loadShrinkHeadroom``). Animations are composed frame
+/// (see `WebPHeader/loadShrinkHeadroom`). Animations are composed frame
 /// by frame onto the full canvas by libwebp's `WebPAnimDecoder`; their loop count comes
 /// from the `ANIM` chunk (0 = forever). Frame durations of 10 ms or less become 100 ms,
 /// as browsers play them. An `EXIF` orientation is applied unless

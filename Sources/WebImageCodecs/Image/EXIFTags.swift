@@ -1,5 +1,5 @@
 /// The EXIF tags of an image as name/value text: the tags of IFD0, the EXIF IFD and the
-/// GPS IFD listed in ``known``, under their canonical EXIF names (`DateTimeOriginal`) or
+/// GPS IFD listed in `known`, under their canonical EXIF names (`DateTimeOriginal`) or
 /// the titles libexif gives them (`Date and Time (Original)`), which is how libvips, and
 /// so imgproxy, name them.
 ///

@@ -81,7 +81,7 @@ public struct WebImageError: Error, Sendable, CustomStringConvertible {
         /// private, link-local, multicast, unspecified): the SSRF guard. Never block-listed.
         public static let forbiddenAddress = Code(2011, "forbiddenAddress")
         /// The URL (the first one or a redirect hop) is outside the downloader's source
-        /// allowlist (``HopPolicy``). Never block-listed.
+        /// allowlist (``WebImage/HopPolicy``). Never block-listed.
         public static let sourceNotAllowed = Code(2012, "sourceNotAllowed")
 
         /// All codes, for tools that list or parse them.

@@ -1,10 +1,10 @@
 import WebImageCodecs
 
 /// The options of one `/info` request: imgproxy Pro's info options
-/// (docs/usage/getting_info.mdx) as ``ImageInfo/Options``, plus what only the server
+/// (docs/usage/getting_info.mdx) as ``WebImageCodecs/ImageInfo/Options``, plus what only the server
 /// handles (the `crop` window, `cachebuster`, `expires`, presets).
 public struct InfoOptions: Sendable, Hashable {
-    /// What ``ImageInfo`` computes; the defaults are imgproxy's.
+    /// What ``WebImageCodecs/ImageInfo`` computes; the defaults are imgproxy's.
     public var info = ImageInfo.Options()
     /// `crop:width:height:gravity`: report the window processing would cut.
     public var crop: ProcessingOptions.Crop?

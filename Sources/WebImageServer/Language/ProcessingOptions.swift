@@ -1,8 +1,8 @@
 import WebImageCodecs
 
 /// Everything one proxy URL asks for: imgproxy's open-source processing options, with
-/// imgproxy's defaults. A value; ``OptionParser`` fills it from the URL's segments and
-/// presets, ``ProcessingPlan`` turns it into geometry.
+/// imgproxy's defaults. A value; `OptionParser` fills it from the URL's segments and
+/// presets, `ProcessingPlan` turns it into geometry.
 ///
 /// `nil` in an optional setting means "the server's default" (``ProxyConfig``).
 public struct ProcessingOptions: Sendable, Hashable {
@@ -85,7 +85,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var crop: Crop?
     public var trim: Trim?
     public var padding = Padding()
-    /// `nil`: ``ProxyConfig/autoRotate``.
+    /// `nil`: ``OutputSettings/autoRotate`` (the server's ``ProxyConfig/output``).
     public var autoRotate: Bool?
     /// Clockwise degrees, a multiple of 90 in 0..<360 (negative multiples are normalised).
     public var rotate = 0

@@ -83,7 +83,10 @@ public struct ProxyURL: Sendable, Hashable {
 
     /// Parses a request path (raw, still percent-encoded, without the query) under `language`.
     ///
-    /// - Parameter defaults: options already set before the URL's (client hints).
+    /// - Parameters:
+    ///   - rawPath: the request path, still percent-encoded, without the query.
+    ///   - language: the server's URL settings (path prefix, separator, presets).
+    ///   - defaults: options already set before the URL's (client hints).
     /// - Throws: ``ProxyError``: 400 for malformed options or sources, 403 for security
     ///   options on a server that does not allow them, 404 for an expired URL or a path
     ///   that is no proxy URL. The signature is not checked here (see ``ImageProxy``).

@@ -11,8 +11,8 @@ import WebImageCodecs
 /// `ImageExtendingTransformer`…) or the codecs' resampler: the proxy has no imaging
 /// engine of its own.
 ///
-/// Blocking CPU work: runs on ``DecodeQueue``. An animated result is decoded, processed and
-/// encoded one frame at a time (``AnimatedImage``).
+/// Blocking CPU work: runs on ``WebImageCodecs/DecodeQueue``. An animated result is decoded, processed and
+/// encoded one frame at a time (``WebImageCodecs/AnimatedImage``).
 struct ImageRenderer: Sendable {
     var options: ProcessingOptions
     var choice: OutputChoice
@@ -64,7 +64,7 @@ struct ImageRenderer: Sendable {
     /// Refuses, from the header alone, a result larger than the output limit (before any
     /// memory is reserved or pixel decoded).
     ///
-    /// - Throws: ``WebImageError/Code/imageTooLarge``.
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/imageTooLarge``.
     func checkPlannedOutput(_ header: ImageHeader?) throws(WebImageError) {
         guard let header else { return }
         let plan = ProcessingPlan(source: finalSize(of: header), options: options, maxResultDimension: maxResultDimension)
@@ -73,7 +73,7 @@ struct ImageRenderer: Sendable {
 
     /// Renders `data`, whose header is `header` (`nil` when unreadable: decoded whole).
     ///
-    /// - Throws: ``WebImageError`` — `imageTooLarge` past the pixel, frame or output limits,
+    /// - Throws: ``WebImageCodecs/WebImageError`` — `imageTooLarge` past the pixel, frame or output limits,
     ///   `badImageData` for data that does not decode, `unsupportedFormat` when no encoder
     ///   writes the chosen format, `encodingFailed`.
     func render(_ data: Data, header: ImageHeader?) throws(WebImageError) -> Output {

@@ -1,7 +1,7 @@
 import WebImageCodecs
 
 /// imgproxy's result-size arithmetic as a public function: the size a request's options
-/// give for a source of a given size (in its final orientation), as ``ProcessingPlan``
+/// give for a source of a given size (in its final orientation), as `ProcessingPlan`
 /// computes it for renders. Pure arithmetic on the caller's thread; saturating, so any
 /// URL's values give a size (which the render then checks against its limits).
 public enum ProxyGeometry {
