@@ -49,7 +49,7 @@ class EngineBench:
         self.root, self.shared, self.work = Path(root), Path(shared), Path(work_dir) / "engine"
         self.webimage, self.smoke, self.no_peers, self.log = webimage, smoke, no_peers, log
         self.rounds = 1 if smoke else (rounds or 2)
-        self.seconds = 1 if smoke else 8
+        self.seconds = 1 if smoke else 6
         self.count = 20 if smoke else 600
         self.iterations = 2 if smoke else 12
         self.bench_python = bench_python
