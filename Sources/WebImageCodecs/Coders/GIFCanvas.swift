@@ -27,6 +27,12 @@ struct GIFCanvas {
         pixels = PixelBuffer(width: width, height: height)
     }
 
+    /// Moves the canvas to a copy of itself in new storage, so that drawing on it never
+    /// copies a buffer someone keeps (``FrameStorage/freshCopy(of:)``).
+    mutating func detach() {
+        pixels = FrameStorage.freshCopy(of: pixels)
+    }
+
     /// Applies the previous frame's disposal, then prepares to draw a frame that will be
     /// disposed with `disposalMode` (the GIF graphic control value).
     mutating func beginFrame(rect: GIFFrameRect, disposalMode: Int32) {

@@ -63,9 +63,19 @@ final class GIFFrameWalker {
         DGifCloseFile(gif, nil)
     }
 
+    /// Set when the canvas was handed out to be kept: the next image is drawn on a fresh copy.
+    private var isCanvasKept = false
+
     /// The composed canvas after the last image drawn (transparent before the first).
     var pixels: PixelBuffer {
         canvas?.pixels ?? PixelBuffer(width: width, height: height)
+    }
+
+    /// ``pixels``, for a caller that keeps every frame: the next image is drawn on a copy
+    /// made by ``FrameStorage/freshCopy(of:)`` instead of by copy-on-write.
+    func keptPixels() -> PixelBuffer {
+        isCanvasKept = canvas != nil
+        return pixels
     }
 
     /// Reads records up to and including the next image and draws it.
@@ -88,6 +98,10 @@ final class GIFFrameWalker {
                 }
                 var current = canvas ?? GIFCanvas(width: width, height: height)
                 canvas = nil  // keep the pixels uniquely referenced while drawing
+                if isCanvasKept {
+                    current.detach()
+                    isCanvasKept = false
+                }
                 let drawn = decodeImage(on: &current, control: control)
                 canvas = current
                 let used = control
