@@ -98,10 +98,8 @@ final class GIFFrameWalker {
                 }
                 var current = canvas ?? GIFCanvas(width: width, height: height)
                 canvas = nil  // keep the pixels uniquely referenced while drawing
-                if isCanvasKept {
-                    current.detach()
-                    isCanvasKept = false
-                }
+                current.isKeptElsewhere = isCanvasKept
+                isCanvasKept = false
                 let drawn = decodeImage(on: &current, control: control)
                 canvas = current
                 let used = control
