@@ -33,6 +33,8 @@ final class GIFFrameWalker {
     private var canvas: GIFCanvas?
     private var control = GIFDecoder.noControl
     private let lzw = GIFLZWDecoder()
+    /// Set when the canvas was handed out to be kept: the next image is drawn on a fresh copy.
+    private var isCanvasKept = false
 
     /// Opens `bytes` and checks the canvas against the pixel limit. With `start`, the walk
     /// begins at that record offset (a keyframe's) as image number `start.imageIndex`, on
@@ -62,9 +64,6 @@ final class GIFFrameWalker {
     deinit {
         DGifCloseFile(gif, nil)
     }
-
-    /// Set when the canvas was handed out to be kept: the next image is drawn on a fresh copy.
-    private var isCanvasKept = false
 
     /// The composed canvas after the last image drawn (transparent before the first).
     var pixels: PixelBuffer {
