@@ -27,13 +27,25 @@ struct GIFCanvas {
         pixels = PixelBuffer(width: width, height: height)
     }
 
+    /// Set when ``pixels`` was handed out to be kept: the next frame begins on a copy made
+    /// by ``FrameStorage/freshCopy(of:)`` rather than by copy-on-write at the first write.
+    var isKeptElsewhere = false
+
     /// Applies the previous frame's disposal, then prepares to draw a frame that will be
     /// disposed with `disposalMode` (the GIF graphic control value).
     mutating func beginFrame(rect: GIFFrameRect, disposalMode: Int32) {
+        // One copy per kept frame, made before the first write: a restored picture is the
+        // storage of an earlier kept frame, and a saved one keeps the old storage.
+        var needsCopy = isKeptElsewhere
+        isKeptElsewhere = false
         switch pendingDisposal {
         case .none:
             break
         case .background(let area):
+            if needsCopy {
+                pixels = FrameStorage.freshCopy(of: pixels)
+                needsCopy = false
+            }
             clear(area)
         case .previous:
             if let saved { pixels = saved }
@@ -48,6 +60,7 @@ struct GIFCanvas {
         default:
             pendingDisposal = .none
         }
+        if needsCopy { pixels = FrameStorage.freshCopy(of: pixels) }
     }
 
     /// Draws the first `rowCount` rows of a frame's `indices` (rows of `rect.width`, in

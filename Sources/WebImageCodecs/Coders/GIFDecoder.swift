@@ -50,7 +50,10 @@ struct GIFDecoder {
         records: while true {
             switch try walker.next() {
             case .frame(let control):
-                appendFrame(walker.pixels, control: control, target: target, to: &outcome)
+                // Kept as is, or scaled into new storage (the canvas is then not kept).
+                let isKept = target.width == width && target.height == height
+                appendFrame(isKept ? walker.keptPixels() : walker.pixels, control: control, target: target,
+                            to: &outcome)
                 if let frameLimit, outcome.frames.count >= frameLimit { break records }
             case .end:
                 break records

@@ -33,6 +33,8 @@ final class GIFFrameWalker {
     private var canvas: GIFCanvas?
     private var control = GIFDecoder.noControl
     private let lzw = GIFLZWDecoder()
+    /// Set when the canvas was handed out to be kept: the next image is drawn on a fresh copy.
+    private var isCanvasKept = false
 
     /// Opens `bytes` and checks the canvas against the pixel limit. With `start`, the walk
     /// begins at that record offset (a keyframe's) as image number `start.imageIndex`, on
@@ -68,6 +70,13 @@ final class GIFFrameWalker {
         canvas?.pixels ?? PixelBuffer(width: width, height: height)
     }
 
+    /// ``pixels``, for a caller that keeps every frame: the next image is drawn on a copy
+    /// made by ``FrameStorage/freshCopy(of:)`` instead of by copy-on-write.
+    func keptPixels() -> PixelBuffer {
+        isCanvasKept = canvas != nil
+        return pixels
+    }
+
     /// Reads records up to and including the next image and draws it.
     ///
     /// - Throws: ``WebImageError/Code/imageTooLarge`` when this image takes canvas ×
@@ -88,6 +97,8 @@ final class GIFFrameWalker {
                 }
                 var current = canvas ?? GIFCanvas(width: width, height: height)
                 canvas = nil  // keep the pixels uniquely referenced while drawing
+                current.isKeptElsewhere = isCanvasKept
+                isCanvasKept = false
                 let drawn = decodeImage(on: &current, control: control)
                 canvas = current
                 let used = control

@@ -24,6 +24,32 @@ struct FrameBufferPoolTests {
         #expect(third == expected)
     }
 
+    @Test("A fresh copy (pages faulted in first) has the source's bytes in storage of its own")
+    func freshCopy() {
+        // 160 KB: above the size where the copy asks the kernel for its pages up front.
+        let source = PixelBuffer(width: 200, height: 200) { out in
+            for i in out.indices { out[i] = UInt8(truncatingIfNeeded: i &* 7) }
+        }
+        var copy = FrameStorage.freshCopy(of: source)
+        #expect(copy == source)
+        #expect(Self.address(copy) != Self.address(source))
+        copy.withUnsafeMutableBytes { $0[0] = ~$0[0] }
+        #expect(copy != source)
+        #expect(FrameStorage.freshCopy(of: PixelBuffer(width: 3, height: 2)) == PixelBuffer(width: 3, height: 2))
+    }
+
+    @Test("An eager GIF decode keeps each frame in storage of its own, as the frames decoded one at a time")
+    func eagerFramesOwnStorage() throws {
+        let data = try Corpus.data("gif/image-gif/moon_impact.gif")
+        let frames = try ImageCodersManager.shared.decode(data, options: .init()).frames
+        let addresses = Set(frames.compactMap { Self.address($0.pixels) })
+        #expect(frames.count > 2 && addresses.count == frames.count)
+        let decoder = try #require(try ImageCodersManager.shared.makeAnimationDecoder(data, options: .init()))
+        for (index, frame) in frames.enumerated() {
+            #expect(try decoder.frame(at: index, reusing: nil) == frame)
+        }
+    }
+
     @Test("The pool keeps at most its capacity, by size, and hands spares back out")
     func pool() {
         let pool = FrameBufferPool(capacity: 2)
