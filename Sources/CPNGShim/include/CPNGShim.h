@@ -53,7 +53,9 @@ int cpng_decoder_finish(cpng_decoder *d);
 /// zlib stream (exactly height * (1 + rowbytes) bytes, Adler-32 checked), filter types and
 /// trailing chunks up to IEND are all sound, inflating it at once with libdeflate.
 /// CPNG_DECLINED for any other image, or any fault, leaving the decoder where it was:
-/// libpng then decodes it (or reports the fault) exactly as without this path.
+/// libpng then decodes it (or reports the fault) exactly as without this path. One known
+/// difference: libdeflate accepts some incomplete Huffman codes zlib rejects, so a stream whose
+/// unused codes are malformed but never reached (Adler-32 still right) decodes here.
 int cpng_fast_begin(cpng_decoder *d);
 /// After cpng_fast_begin returned CPNG_OK: unfilters the next `count` rows into `rgba`
 /// (rows of `stride` bytes) as RGBA, as libpng's transformations would.
