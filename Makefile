@@ -1,7 +1,7 @@
 # WebImage — the two commands people need are `make demo` and `make test`.
 SWIFT ?= swift
 DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libjxl-dev liblcms2-dev \
-         libarchive-dev zlib1g-dev libsnappy-dev libzstd-dev
+         libarchive-dev zlib1g-dev libsnappy-dev libzstd-dev libdeflate-dev
 
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
 # libvips (what pyvips loads) for the thumbnail quality test. Slurm and munge for the bulk

@@ -1,5 +1,6 @@
 #include "CPNGShim.h"
 
+#include <libdeflate.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -50,6 +51,14 @@ struct cpng_decoder {
     size_t offset;
     cpng_info header;
     int passes;
+    /* The fast path (cpng_fast_begin): the inflated, still filtered rows, unfiltered in place
+     * as cpng_fast_rows hands them out. */
+    uint8_t *raw;
+    size_t raw_rowbytes;
+    uint32_t raw_next_row;
+    int raw_channels;
+    int raw_palette;
+    uint8_t palette_rgba[256 * 4];
 };
 
 static void cpng_read_memory(png_structp png, png_bytep out, size_t count) {
@@ -79,9 +88,34 @@ cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size) {
     return d;
 }
 
+/* The fast path's palette as RGBA, taken before png_read_update_info, which clears the
+ * info's tRNS once expansion is set. As libpng expands: entries past PLTE are black,
+ * entries past tRNS opaque. */
+static void cpng_capture_palette(cpng_decoder *d) {
+    for (int i = 0; i < 256; i++) {
+        d->palette_rgba[i * 4] = d->palette_rgba[i * 4 + 1] = d->palette_rgba[i * 4 + 2] = 0;
+        d->palette_rgba[i * 4 + 3] = 0xFF;
+    }
+    png_colorp colors = NULL;
+    int colorCount = 0;
+    if (png_get_PLTE(d->png, d->info, &colors, &colorCount) != 0 && colors != NULL) {
+        for (int i = 0; i < colorCount && i < 256; i++) {
+            d->palette_rgba[i * 4] = colors[i].red;
+            d->palette_rgba[i * 4 + 1] = colors[i].green;
+            d->palette_rgba[i * 4 + 2] = colors[i].blue;
+        }
+    }
+    png_bytep alphas = NULL;
+    int alphaCount = 0;
+    if (png_get_tRNS(d->png, d->info, &alphas, &alphaCount, NULL) != 0 && alphas != NULL) {
+        for (int i = 0; i < alphaCount && i < 256; i++) d->palette_rgba[i * 4 + 3] = alphas[i];
+    }
+}
+
 int cpng_decoder_read_header(cpng_decoder *d, cpng_info *info) {
     if (setjmp(png_jmpbuf(d->png))) return CPNG_ERROR;
     png_read_info(d->png, d->info);
+    if (png_get_color_type(d->png, d->info) == PNG_COLOR_TYPE_PALETTE) cpng_capture_palette(d);
     cpng_configure(d->png, d->info, &d->header);
     d->passes = png_set_interlace_handling(d->png);
     png_read_update_info(d->png, d->info);
@@ -123,8 +157,325 @@ const char *cpng_decoder_message(const cpng_decoder *d) { return d->message; }
 
 void cpng_decoder_destroy(cpng_decoder *d) {
     if (d == NULL) return;
+    free(d->raw);
     png_destroy_read_struct(&d->png, &d->info, NULL);
     free(d);
+}
+
+/* MARK: Fast path (libdeflate) for the common PNGs */
+
+static uint32_t cpng_be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+#define CPNG_TYPE_IDAT 0x49444154u
+#define CPNG_TYPE_IEND 0x49454E44u
+/* Bit 5 of a chunk type's first letter: lower case, the chunk is ancillary. */
+#define CPNG_TYPE_ANCILLARY 0x20000000u
+
+/* The chunk whose length field is at `offset`: 0 when it runs past the data. */
+static int cpng_chunk_at(const cpng_decoder *d, size_t offset, uint32_t *type, size_t *length) {
+    if (offset > d->size || d->size - offset < 12) return 0;
+    const uint32_t n = cpng_be32(d->data + offset);
+    if (n > 0x7FFFFFFFu || n > d->size - offset - 12) return 0;
+    *type = cpng_be32(d->data + offset + 4);
+    *length = n;
+    return 1;
+}
+
+/* The CRC stored after the chunk's data matches its type and data (checked by cpng_chunk_at). */
+static int cpng_chunk_crc_ok(const cpng_decoder *d, size_t offset, size_t length) {
+    return libdeflate_crc32(0, d->data + offset + 4, length + 4) == cpng_be32(d->data + offset + 8 + length);
+}
+
+int cpng_fast_begin(cpng_decoder *d) {
+    const cpng_info *h = &d->header;
+    if (d->raw != NULL || d->passes != 1 || h->interlaced || h->bit_depth != 8) return CPNG_DECLINED;
+    if (h->width == 0 || h->height == 0) return CPNG_DECLINED;
+    int channels;
+    switch (h->color_type) {
+    case PNG_COLOR_TYPE_GRAY: channels = 1; break;
+    case PNG_COLOR_TYPE_GRAY_ALPHA: channels = 2; break;
+    case PNG_COLOR_TYPE_RGB: channels = 3; break;
+    case PNG_COLOR_TYPE_RGB_ALPHA: channels = 4; break;
+    case PNG_COLOR_TYPE_PALETTE: channels = 1; break;
+    default: return CPNG_DECLINED;
+    }
+    const int palette = h->color_type == PNG_COLOR_TYPE_PALETTE;
+    /* tRNS on gray or RGB makes one colour transparent: libpng's job. */
+    if (!palette && png_get_valid(d->png, d->info, PNG_INFO_tRNS) != 0) return CPNG_DECLINED;
+    const size_t rowbytes = (size_t)h->width * (size_t)channels;
+    if ((size_t)h->height > SIZE_MAX / (rowbytes + 1)) return CPNG_DECLINED;
+    const size_t expected = (size_t)h->height * (rowbytes + 1);
+
+    /* libpng stopped after the first IDAT's length and type. */
+    if (d->offset < 8) return CPNG_DECLINED;
+    const size_t first = d->offset - 8;
+    size_t offset = first, length = 0, total = 0, count = 0;
+    uint32_t type = 0;
+    /* The IDAT run, CRCs checked as libpng checks them (a bad one is an error there). */
+    while (cpng_chunk_at(d, offset, &type, &length) && type == CPNG_TYPE_IDAT) {
+        if (!cpng_chunk_crc_ok(d, offset, length)) return CPNG_DECLINED;
+        total += length;
+        count++;
+        offset += 12 + length;
+    }
+    if (count == 0) return CPNG_DECLINED;
+    /* Then ancillary chunks with good CRCs up to an empty IEND. Anything else (a chunk past
+     * the end, a bad CRC, a critical chunk) is left to libpng, which warns or fails as before. */
+    for (;;) {
+        if (!cpng_chunk_at(d, offset, &type, &length) || !cpng_chunk_crc_ok(d, offset, length)) return CPNG_DECLINED;
+        if (type == CPNG_TYPE_IEND) {
+            if (length != 0) return CPNG_DECLINED;
+            break;
+        }
+        if ((type & CPNG_TYPE_ANCILLARY) == 0) return CPNG_DECLINED;
+        offset += 12 + length;
+    }
+
+    /* One zlib stream over all IDAT payloads; joined only when there are several. */
+    const uint8_t *in = d->data + first + 8;
+    uint8_t *joined = NULL;
+    if (count > 1) {
+        joined = malloc(total > 0 ? total : 1);
+        if (joined == NULL) return CPNG_DECLINED;
+        size_t at = first, put = 0;
+        for (size_t i = 0; i < count; i++) {
+            const size_t n = cpng_be32(d->data + at);
+            memcpy(joined + put, d->data + at + 8, n);
+            put += n;
+            at += 12 + n;
+        }
+        in = joined;
+    }
+    /* Padding: cpng_unfilter_paeth3 loads 4 bytes at the last 3-byte pixel. */
+    uint8_t *raw = malloc(expected + 16);
+    struct libdeflate_decompressor *z = raw != NULL ? libdeflate_alloc_decompressor() : NULL;
+    /* Without an actual-size pointer libdeflate succeeds only when the stream fills exactly
+     * `expected` bytes, with its Adler-32 correct. */
+    const enum libdeflate_result result =
+        z != NULL ? libdeflate_zlib_decompress(z, in, total, raw, expected, NULL) : LIBDEFLATE_BAD_DATA;
+    if (z != NULL) libdeflate_free_decompressor(z);
+    free(joined);
+    if (result != LIBDEFLATE_SUCCESS) {
+        free(raw);
+        return CPNG_DECLINED;
+    }
+    /* Filter types 0-4 only; libpng reports any other as an error. */
+    for (uint32_t y = 0; y < h->height; y++) {
+        if (raw[(size_t)y * (rowbytes + 1)] > 4) {
+            free(raw);
+            return CPNG_DECLINED;
+        }
+    }
+    d->raw = raw;
+    d->raw_rowbytes = rowbytes;
+    d->raw_next_row = 0;
+    d->raw_channels = channels;
+    d->raw_palette = palette;
+    return CPNG_OK;
+}
+
+/* The Paeth predictor, branch-light (libpng's formulation; ties go a, then b, then c). */
+static inline __attribute__((always_inline)) int cpng_paeth(int a, int b, int c) {
+    int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+    if (pb < pa) {
+        pa = pb;
+        a = b;
+    }
+    return pc < pa ? c : a;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* One pixel of `bpp` (3 or 4) bytes as 16-bit lanes, and back. */
+static inline __attribute__((always_inline)) __m128i cpng_load_pixel(const uint8_t *p, const size_t bpp) {
+    uint32_t v = 0;
+    memcpy(&v, p, bpp);
+    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)v), _mm_setzero_si128());
+}
+
+static inline __attribute__((always_inline)) void cpng_store_pixel(uint8_t *p, __m128i v, const size_t bpp) {
+    const uint32_t packed = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(v, v));
+    memcpy(p, &packed, bpp);
+}
+
+static inline __attribute__((always_inline)) __m128i cpng_load4(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)v), _mm_setzero_si128());
+}
+
+/* The Paeth predictor of four 16-bit lanes: a on ties, then b, then c. */
+static inline __attribute__((always_inline)) __m128i cpng_paeth_sse2(__m128i a, __m128i b, __m128i c) {
+    /* pa = |b - c|, pb = |a - c|, pc = |a + b - 2c|. */
+    const __m128i bc = _mm_sub_epi16(b, c), ac = _mm_sub_epi16(a, c), abc = _mm_add_epi16(bc, ac);
+    __m128i pa = _mm_max_epi16(bc, _mm_sub_epi16(_mm_setzero_si128(), bc));
+    const __m128i pb = _mm_max_epi16(ac, _mm_sub_epi16(_mm_setzero_si128(), ac));
+    const __m128i pc = _mm_max_epi16(abc, _mm_sub_epi16(_mm_setzero_si128(), abc));
+    const __m128i takeB = _mm_cmplt_epi16(pb, pa);
+    const __m128i predictor = _mm_or_si128(_mm_and_si128(takeB, b), _mm_andnot_si128(takeB, a));
+    pa = _mm_min_epi16(pa, pb);
+    const __m128i takeC = _mm_cmplt_epi16(pc, pa);
+    return _mm_or_si128(_mm_and_si128(takeC, c), _mm_andnot_si128(takeC, predictor));
+}
+
+/* Paeth on 3-byte pixels with 4-byte loads and stores: the fourth lane is the next pixel's
+ * first byte, read before the store overwrites it, and the last pixel stores 3 bytes. The
+ * rows buffer has padding, so the last row's last load stays inside it. */
+static void cpng_unfilter_paeth3(uint8_t *row, const uint8_t *prev, size_t n) {
+    const __m128i low = _mm_set1_epi16(0xFF);
+    __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128(), x = cpng_load4(row);
+    for (size_t i = 0; i < n; i += 3) {
+        const __m128i b = cpng_load4(prev + i);
+        a = _mm_and_si128(_mm_add_epi16(x, cpng_paeth_sse2(a, b, c)), low);
+        const uint32_t packed = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(a, a));
+        if (i + 3 < n) {
+            x = cpng_load4(row + i + 3);
+            memcpy(row + i, &packed, 4);
+        } else {
+            memcpy(row + i, &packed, 3);
+        }
+        c = b;
+    }
+}
+
+/* Sub, Average and Paeth for 3- and 4-byte pixels, the channels of one pixel side by side:
+ * each pixel needs the one before it, so a row cannot go wider than a pixel. */
+static inline __attribute__((always_inline)) void cpng_unfilter_sse2(uint8_t *row, const uint8_t *prev, size_t n,
+                                                                     int filter, const size_t bpp) {
+    const __m128i low = _mm_set1_epi16(0xFF);
+    __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128();
+    size_t i;
+    switch (filter) {
+    case 1:
+        for (i = 0; i < n; i += bpp) {
+            a = _mm_and_si128(_mm_add_epi16(cpng_load_pixel(row + i, bpp), a), low);
+            cpng_store_pixel(row + i, a, bpp);
+        }
+        break;
+    case 3:
+        for (i = 0; i < n; i += bpp) {
+            const __m128i b = prev != NULL ? cpng_load_pixel(prev + i, bpp) : _mm_setzero_si128();
+            const __m128i mean = _mm_srli_epi16(_mm_add_epi16(a, b), 1);
+            a = _mm_and_si128(_mm_add_epi16(cpng_load_pixel(row + i, bpp), mean), low);
+            cpng_store_pixel(row + i, a, bpp);
+        }
+        break;
+    case 4:
+        for (i = 0; i < n; i += bpp) {
+            const __m128i b = cpng_load_pixel(prev + i, bpp);
+            a = _mm_and_si128(_mm_add_epi16(cpng_load_pixel(row + i, bpp), cpng_paeth_sse2(a, b, c)), low);
+            cpng_store_pixel(row + i, a, bpp);
+            c = b;
+        }
+        break;
+    default:
+        break;
+    }
+}
+#endif
+
+/* Undoes one row's filter in place; `prev` is the unfiltered row above (NULL for the first).
+ * Inlined with a constant `bpp`, so each pixel size gets its own loops. */
+static inline __attribute__((always_inline)) void cpng_unfilter(uint8_t *row, const uint8_t *prev, size_t n,
+                                                                int filter, const size_t bpp) {
+    size_t i;
+#if defined(__SSE2__)
+    /* Sub and Average on 3-byte pixels stay scalar: the compiler's byte loops beat
+     * 3-byte loads and stores. */
+    if (bpp == 3 && filter == 4 && prev != NULL) {
+        cpng_unfilter_paeth3(row, prev, n);
+        return;
+    }
+    if (bpp == 4 && (filter == 1 || filter == 3 || (filter == 4 && prev != NULL))) {
+        cpng_unfilter_sse2(row, prev, n, filter, bpp);
+        return;
+    }
+#endif
+    switch (filter) {
+    case 1:
+        for (i = bpp; i < n; i++) row[i] = (uint8_t)(row[i] + row[i - bpp]);
+        break;
+    case 2:
+        if (prev != NULL) for (i = 0; i < n; i++) row[i] = (uint8_t)(row[i] + prev[i]);
+        break;
+    case 3:
+        if (prev != NULL) {
+            for (i = 0; i < bpp; i++) row[i] = (uint8_t)(row[i] + (prev[i] >> 1));
+            for (i = bpp; i < n; i++) row[i] = (uint8_t)(row[i] + ((row[i - bpp] + prev[i]) >> 1));
+        } else {
+            for (i = bpp; i < n; i++) row[i] = (uint8_t)(row[i] + (row[i - bpp] >> 1));
+        }
+        break;
+    case 4:
+        if (prev != NULL) {
+            for (i = 0; i < bpp; i++) row[i] = (uint8_t)(row[i] + prev[i]);
+            for (i = bpp; i < n; i += bpp) {
+                for (size_t k = 0; k < bpp; k++) {
+                    row[i + k] = (uint8_t)(row[i + k] + cpng_paeth(row[i + k - bpp], prev[i + k], prev[i + k - bpp]));
+                }
+            }
+        } else {
+            /* With a zero row above, Paeth picks the left byte: Sub. */
+            for (i = bpp; i < n; i++) row[i] = (uint8_t)(row[i] + row[i - bpp]);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+int cpng_fast_rows(cpng_decoder *d, uint8_t *rgba, size_t stride, uint32_t count) {
+    if (d->raw == NULL || count > d->header.height - d->raw_next_row) {
+        snprintf(d->message, CPNG_MESSAGE_SIZE, "%s", "More rows asked for than the image has");
+        return CPNG_ERROR;
+    }
+    const size_t n = d->raw_rowbytes, width = d->header.width;
+    for (uint32_t r = 0; r < count; r++, d->raw_next_row++) {
+        uint8_t *filtered = d->raw + (size_t)d->raw_next_row * (n + 1);
+        uint8_t *row = filtered + 1;
+        const uint8_t *prev = d->raw_next_row > 0 ? row - (n + 1) : NULL;
+        switch (d->raw_channels) {
+        case 1: cpng_unfilter(row, prev, n, filtered[0], 1); break;
+        case 2: cpng_unfilter(row, prev, n, filtered[0], 2); break;
+        case 3: cpng_unfilter(row, prev, n, filtered[0], 3); break;
+        default: cpng_unfilter(row, prev, n, filtered[0], 4); break;
+        }
+        uint8_t *out = rgba + (size_t)r * stride;
+        size_t x;
+        if (d->raw_palette) {
+            for (x = 0; x < width; x++) memcpy(out + x * 4, d->palette_rgba + (size_t)row[x] * 4, 4);
+            continue;
+        }
+        switch (d->raw_channels) {
+        case 1:
+            for (x = 0; x < width; x++) {
+                out[x * 4] = out[x * 4 + 1] = out[x * 4 + 2] = row[x];
+                out[x * 4 + 3] = 0xFF;
+            }
+            break;
+        case 2:
+            for (x = 0; x < width; x++) {
+                out[x * 4] = out[x * 4 + 1] = out[x * 4 + 2] = row[x * 2];
+                out[x * 4 + 3] = row[x * 2 + 1];
+            }
+            break;
+        case 3:
+            for (x = 0; x < width; x++) {
+                out[x * 4] = row[x * 3];
+                out[x * 4 + 1] = row[x * 3 + 1];
+                out[x * 4 + 2] = row[x * 3 + 2];
+                out[x * 4 + 3] = 0xFF;
+            }
+            break;
+        default:
+            memcpy(out, row, n);
+            break;
+        }
+    }
+    return CPNG_OK;
 }
 
 /* MARK: Progressive reader */

@@ -16,6 +16,8 @@
 #define CPNG_HEADER_READY 3
 /* The push reader reached IEND. */
 #define CPNG_DONE 4
+/* The fast path does not take this image: carry on with libpng (nothing was read). */
+#define CPNG_DECLINED 5
 
 #define CPNG_MESSAGE_SIZE 256
 
@@ -46,6 +48,18 @@ int cpng_decoder_read_rows(cpng_decoder *d, uint8_t *rgba, size_t stride, uint32
 /// After the last cpng_decoder_read_rows: reads the chunks after the image data up to IEND,
 /// checking their CRCs.
 int cpng_decoder_finish(cpng_decoder *d);
+/// After cpng_decoder_read_header, instead of libpng's rows: takes a non-interlaced 8-bit
+/// gray, gray+alpha, RGB, RGBA or palette image (no tRNS on gray or RGB) whose IDAT CRCs,
+/// zlib stream (exactly height * (1 + rowbytes) bytes, Adler-32 checked), filter types and
+/// trailing chunks up to IEND are all sound, inflating it at once with libdeflate.
+/// CPNG_DECLINED for any other image, or any fault, leaving the decoder where it was:
+/// libpng then decodes it (or reports the fault) exactly as without this path. One known
+/// difference: libdeflate accepts some incomplete Huffman codes zlib rejects, so a stream whose
+/// unused codes are malformed but never reached (Adler-32 still right) decodes here.
+int cpng_fast_begin(cpng_decoder *d);
+/// After cpng_fast_begin returned CPNG_OK: unfilters the next `count` rows into `rgba`
+/// (rows of `stride` bytes) as RGBA, as libpng's transformations would.
+int cpng_fast_rows(cpng_decoder *d, uint8_t *rgba, size_t stride, uint32_t count);
 /// The message of the last failure (empty when none).
 const char *cpng_decoder_message(const cpng_decoder *d);
 void cpng_decoder_destroy(cpng_decoder *d);

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// Every valid PNG decodes to 8-bit RGBA (palettes, `tRNS`, gray, 16-bit and Adam7
 /// interlacing included); corrupt data, CRC errors included, throws
-/// ``WebImageError/Code/badImageData``. libpng here knows nothing of APNG, so
+/// ``WebImageError/Code/badImageData`` (except a deflate stream whose malformed Huffman codes
+/// are never reached and whose Adler-32 is right: libdeflate, which inflates the common
+/// 8-bit PNGs, decodes it). libpng here knows nothing of APNG, so
 /// animations are read chunk by chunk and each frame goes through libpng on its own
 /// (see `APNGReader`). EXIF orientation comes from an `eXIf` chunk. Colours tagged by
 /// `cICP`, `iCCP`, `gAMA`/`cHRM` are converted to sRGB (see ``ColorManagement``).

@@ -27,6 +27,20 @@ struct MustFailFileTests {
         }
     }
 
+    @Test("PNG image data that is corrupt under sound chunks fails with badImageData (the libdeflate fast path refuses it)")
+    func pngImageData() throws {
+        for (what, data) in try PNGFastPathTests.corruptImageData() {
+            let error = try #require(throws: WebImageError.self, "\(what)") {
+                try ImageCodersManager.shared.decode(data, options: .init())
+            }
+            #expect(error.code == .badImageData, "\(what): \(error)")
+            let thumbnail = try #require(throws: WebImageError.self, "\(what), as a thumbnail") {
+                try ImageCodersManager.shared.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 4, height: 4)))
+            }
+            #expect(thumbnail.code == .badImageData, "\(what): \(thumbnail)")
+        }
+    }
+
     @Test("incremental decode fails with a WebImageError, at the latest when complete", arguments: files)
     func incremental(entry: Corpus.Entry) throws {
         let data = try entry.data()
