@@ -17,6 +17,15 @@ struct PlanarRenderTests {
             output: output)
     }
 
+    /// PSNR over R, G and B of two images of the same size.
+    static func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
+        var sum = 0.0
+        for i in Swift.stride(from: 0, to: a.pixels.bytes.count, by: 4) {
+            for c in 0..<3 { let d = Double(a.pixels.bytes[i + c]) - Double(b.pixels.bytes[i + c]); sum += d * d }
+        }
+        return 10 * log10(255 * 255 / (sum / Double(a.width * a.height * 3)))
+    }
+
     static func allows(_ options: String, _ data: Data) throws -> Bool {
         let renderer = try renderer(options)
         let header = ImageHeader(data)
@@ -61,11 +70,7 @@ struct PlanarRenderTests {
             #expect(Data(cropped.body) != planar.data)
             let a = try Fixtures.decode(plain.body), b = try Fixtures.decode(cropped.body)
             #expect(a.width == 300 && a.height == 200 && b.width == 300 && b.height == 200)
-            var sum = 0.0
-            for i in Swift.stride(from: 0, to: a.pixels.bytes.count, by: 4) {
-                for c in 0..<3 { let d = Double(a.pixels.bytes[i + c]) - Double(b.pixels.bytes[i + c]); sum += d * d }
-            }
-            let psnr = 10 * log10(255 * 255 / (sum / Double(a.width * a.height * 3)))
+            let psnr = Self.psnr(a, b)
             #expect(psnr >= 40, "\(psnr) dB")
         }
     }
@@ -87,11 +92,7 @@ struct PlanarRenderTests {
         #expect(ours != theirs)
         let a = try Fixtures.decode(ours), b = try Fixtures.decode(theirs)
         #expect(a.width == 300 && a.height == 200 && b.width == 300 && b.height == 200)
-        var sum = 0.0
-        for i in Swift.stride(from: 0, to: a.pixels.bytes.count, by: 4) {
-            for c in 0..<3 { let d = Double(a.pixels.bytes[i + c]) - Double(b.pixels.bytes[i + c]); sum += d * d }
-        }
-        let psnr = 10 * log10(255 * 255 / (sum / Double(a.width * a.height * 3)))
+        let psnr = Self.psnr(a, b)
         #expect(psnr >= 30, "\(psnr) dB")
         #expect(try transcode("rs:fit:1000:1000", OutputSettings()).0 == transcode("rs:fit:1000:1000", imgproxy).0)
     }
