@@ -395,10 +395,24 @@ class ServeBench:
         finally:
             server.stop()
 
+    def decode_scales(self):
+        """{n: share of the requests} for the DCT scale 1/n our decoder picks for each 12 MP
+        request's box: libvips' rule (JPEGDecodePlan), n = 8, 4, 2 when the shrink from the
+        source to the fitted size is at least 16, 8, 4 (else 1)."""
+        counts = {}
+        for i in range(self.count):
+            w, h = self.big_sizes(i)
+            scale = min(w / 4032, h / 3024)
+            target_w, target_h = max(1, round(4032 * scale)), max(1, round(3024 * scale))
+            shrink = min(4032 / target_w, 3024 / target_h)
+            n = 8 if shrink >= 16 else 4 if shrink >= 8 else 2 if shrink >= 4 else 1
+            counts[n] = counts.get(n, 0) + 1
+        return {n: c / self.count for n, c in sorted(counts.items())}
+
     def decode_floor(self):
-        """libjpeg-turbo's own decode of the 12 MP sources at the scale libvips' shrink rule
-        picks for the ~500 px boxes (1/4: it leaves at least 2× for the final resample),
-        CPU seconds per decode (PyTurboJPEG); None without it."""
+        """libjpeg-turbo's own decode of the 12 MP sources at the scale we decode each request
+        at (``decode_scales``), weighted by how often each scale comes up: (CPU seconds per
+        decode, the mix as text) from PyTurboJPEG; None without it."""
         try:
             from turbojpeg import TurboJPEG
         except ImportError:
@@ -406,14 +420,19 @@ class ServeBench:
         jpeg = TurboJPEG()
         files = sorted(set(self.big_names))[:4]
         data = [(self.work_dir / "root" / "big" / name).read_bytes() for name in files]
-        for d in data:
-            jpeg.decode(d, scaling_factor=(1, 4))
-        start = time.process_time()
         rounds = 2 if self.smoke else 10
-        for _ in range(rounds):
+        floor, parts = 0.0, []
+        for n, share in self.decode_scales().items():
             for d in data:
-                jpeg.decode(d, scaling_factor=(1, 4))
-        return (time.process_time() - start) / (rounds * len(data))
+                jpeg.decode(d, scaling_factor=(1, n))
+            start = time.process_time()
+            for _ in range(rounds):
+                for d in data:
+                    jpeg.decode(d, scaling_factor=(1, n))
+            seconds = (time.process_time() - start) / (rounds * len(data))
+            floor += share * seconds
+            parts.append(f"1/{n} {seconds * 1e3:.1f} ms × {share:.0%}")
+        return floor, ", ".join(parts)
 
     # MARK: rows
 
@@ -463,19 +482,20 @@ class ServeBench:
 
     @staticmethod
     def floor_row(work, ours, floor):
-        """Our CPU per request against libjpeg-turbo's own decode at the scale libvips picks."""
+        """Our CPU per request against libjpeg-turbo's own decode of the same files at the
+        scale we decode each request at (#36: ≤ 1.1× it)."""
         verdict = Row._missing(ours)
         ours_text = f"{ours.cpu * 1e3:.1f} ms CPU per request" if ours.cpu is not None else "—"
-        floor_text = (f"PyTurboJPEG decode at 1/4: {floor * 1e3:.1f} ms CPU" if floor is not None
+        floor_text = (f"PyTurboJPEG decode at our scales ({floor[1]}): {floor[0] * 1e3:.1f} ms CPU" if floor is not None
                       else "PyTurboJPEG: not installed")
         ratio = "—"
         if verdict is None and (ours.cpu is None or floor is None):
             verdict = "not measured: no CPU figure"
         elif verdict is None:
-            ratio = f"{ours.cpu / floor:.2f}× the floor"
-            verdict = "pass" if ours.cpu <= 1.15 * floor else "FAIL"
+            ratio = f"{ours.cpu / floor[0]:.2f}× the floor"
+            verdict = "pass" if ours.cpu <= 1.1 * floor[0] else "FAIL"
         return Row(work + ", CPU per request against the decode floor (wrk c=4)", ours_text, floor_text, ratio,
-                   "≤ 1.15× the floor", verdict)
+                   "≤ 1.1× libjpeg-turbo's decode at our scale", verdict)
 
     @staticmethod
     def memory_row(work, ours, peer, memory, peer_label):
