@@ -44,39 +44,35 @@ enum AnimationWork {
     /// ``BenchMode/animationFrames``: every frame of each file once, in order
     /// (`forEachFrame`, buffers recycled), nothing kept.
     static func frames(paths: [String], iterations: Int, warmup: Int) throws -> BenchReport {
-        let files = try animations(paths)
-        var pixels = 0
-        let samples = try Sampler.samples(iterations: iterations, warmup: warmup) {
-            pixels = 0
-            for data in files {
-                let animation = try open(data)
-                try animation.forEachFrame { _, frame in pixels += frame.pixels.width * frame.pixels.height }
-            }
+        try eachFrame(.animationFrames, paths: paths, iterations: iterations, warmup: warmup) { frame in
+            frame.pixels.width * frame.pixels.height
         }
-        return BenchReport(mode: BenchMode.animationFrames.rawValue, ok: true, samples: samples,
-                           opsPerSample: files.count, pixelsPerSample: pixels,
-                           peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
 
     /// ``BenchMode/animationPNG``: every frame of each file once, in order, encoded as PNG
     /// the way `webimage decode --all-frames` writes it (RGBA, default options); the PNG
     /// bytes are reported as `pixelsPerSample`, so the table can say both sides' sizes.
     static func framesAsPNG(paths: [String], iterations: Int, warmup: Int) throws -> BenchReport {
+        try eachFrame(.animationPNG, paths: paths, iterations: iterations, warmup: warmup) { frame throws(WebImageError) in
+            let image = DecodedImage(pixels: frame.pixels, format: .png)
+            return try ImageCodersManager.shared.encode(image, as: .png, options: ImageEncodeOptions()).count
+        }
+    }
+
+    /// Walks every frame of each file once per iteration; `measure` turns a frame into the
+    /// figure summed per iteration and reported as `pixelsPerSample`.
+    private static func eachFrame(_ mode: BenchMode, paths: [String], iterations: Int, warmup: Int,
+                                  measure: (ImageFrame) throws(WebImageError) -> Int) throws -> BenchReport {
         let files = try animations(paths)
-        var bytes = 0
+        var total = 0
         let samples = try Sampler.samples(iterations: iterations, warmup: warmup) {
-            bytes = 0
+            total = 0
             for data in files {
-                let animation = try open(data)
-                try animation.forEachFrame { _, frame throws(WebImageError) in
-                    let image = DecodedImage(pixels: frame.pixels, format: .png)
-                    bytes += try ImageCodersManager.shared.encode(image, as: .png, options: ImageEncodeOptions()).count
-                }
+                try open(data).forEachFrame { _, frame throws(WebImageError) in total += try measure(frame) }
             }
         }
-        return BenchReport(mode: BenchMode.animationPNG.rawValue, ok: true, samples: samples,
-                           opsPerSample: files.count, pixelsPerSample: bytes,
-                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+        return BenchReport(mode: mode.rawValue, ok: true, samples: samples, opsPerSample: files.count,
+                           pixelsPerSample: total, peakRSSBytes: ProcessMemory.peakResidentBytes())
     }
 
     /// ``BenchMode/animationFirstFrame``: open each animation and decode its first frame;
