@@ -9,7 +9,7 @@ import Foundation
 /// (`JPEGDecodePlan`), kernel and centring, with chroma resampled once instead of
 /// upsampled, resampled and averaged.
 ///
-/// **When it applies** (otherwise ``transcode(_:options:encode:)`` returns `nil` having
+/// **When it applies** (otherwise ``transcode(_:options:encode:reencode:)`` returns `nil` having
 /// decoded nothing, and the caller takes ``JPEGCoder``'s RGBA path):
 /// - the source is a 3-component YCbCr JPEG with chroma sampled once per MCU (4:2:0, 4:2:2,
 ///   4:4:0, 4:4:4); grayscale, RGB-coded, CMYK and YCCK files need RGB or other planes;
@@ -42,10 +42,14 @@ public enum JPEGPlanarTranscoder {
     /// progressive and Huffman settings; `nil` when the planar path does not apply (see the
     /// type's description).
     ///
+    /// `reencode` sees each encoded result and may ask for another encode of the same
+    /// resampled planes (a lower quality for a byte budget); the source is decoded once
+    /// however many encodes follow. It runs on the calling thread, between encodes.
+    ///
     /// - Throws: ``WebImageError`` as ``JPEGCoder/decode(_:options:)`` does for data that
     ///   does not decode; `encodingFailed` when libjpeg cannot encode.
-    public static func transcode(_ data: Data, options: ImageDecodeOptions,
-                                 encode: ImageEncodeOptions) throws(WebImageError) -> Output? {
+    public static func transcode(_ data: Data, options: ImageDecodeOptions, encode: ImageEncodeOptions,
+                                 reencode: (Output) -> ImageEncodeOptions? = { _ in nil }) throws(WebImageError) -> Output? {
         guard JPEGCoder().canDecode(data) else { return nil }
         return try WebImageError.typed(as: .badImageData) { try data.withUnsafeBytes { bytes -> Output? in
             let jpeg = try JPEGDecompressor()
@@ -71,19 +75,20 @@ public enum JPEGPlanarTranscoder {
                         filtered.setInput(UnsafeRawBufferPointer(rebasing: copy[0..<count]), isComplete: true)
                         if try filtered.readHeader() != nil {
                             return try transcode(filtered, plan: plan, byteCount: bytes.count, encode: encode,
-                                                 blockSmoothing: false)
+                                                 reencode: reencode, blockSmoothing: false)
                         }
                     }
                 }
             }
-            return try transcode(jpeg, plan: plan, byteCount: bytes.count, encode: encode)
+            return try transcode(jpeg, plan: plan, byteCount: bytes.count, encode: encode, reencode: reencode)
         } }
     }
 
-    /// Decodes `jpeg` (header read) into planes, resamples and encodes them; `nil` when a
-    /// plane would need a box pre-shrink.
+    /// Decodes `jpeg` (header read) into planes, resamples and encodes them (again while
+    /// `reencode` asks); `nil` when a plane would need a box pre-shrink.
     private static func transcode(_ jpeg: JPEGDecompressor, plan: JPEGDecodePlan, byteCount: Int,
-                                  encode: ImageEncodeOptions, blockSmoothing: Bool = true) throws -> Output? {
+                                  encode: ImageEncodeOptions, reencode: (Output) -> ImageEncodeOptions?,
+                                  blockSmoothing: Bool = true) throws -> Output? {
         let planes = try jpeg.configurePlanes(scaleDenominator: plan.scaleDenominator)
         let size = plan.storedTarget
         // Luma straight to the output size; chroma to a 4:2:0 output's (see LanczosKernel.chroma).
@@ -109,7 +114,12 @@ public enum JPEGPlanarTranscoder {
         }
         guard resamplers.allSatisfy(\.isComplete) else { throw WebImageError.badImageData("The JPEG decoder stopped early") }
         _ = try jpeg.finish()
-        return Output(data: try encodePlanes(resamplers, size: size, options: encode), size: size)
+        var options = encode
+        while true {
+            let output = Output(data: try encodePlanes(resamplers, size: size, options: options), size: size)
+            guard let next = reencode(output) else { return output }
+            options = next
+        }
     }
 
     /// Encodes the resampled Y, Cb and Cr planes as a 4:2:0 JPEG.

@@ -36,14 +36,14 @@ extension ImageRenderer {
         guard allowsPlanarJPEG(header: header, animated: animated, decode: decode, planned: planned),
               let thumbnail = decode.thumbnailPixelSize else { return nil }
         try checkOutput(thumbnail, frames: 1)
+        // max_bytes: the resampled planes are encoded again at each lower quality, decoded once.
         var q = quality(for: .jpeg)
-        while true {
-            let encode = ImageEncodeOptions(quality: Double(q) / 100)
-            guard let result = try JPEGPlanarTranscoder.transcode(data, options: decode, encode: encode) else { return nil }
-            guard let next = nextQuality(after: q, size: result.data.count) else {
-                return Output(data: result.data, format: .jpeg, size: result.size)
-            }
+        let result = try JPEGPlanarTranscoder.transcode(data, options: decode,
+                                                        encode: ImageEncodeOptions(quality: Double(q) / 100)) { output in
+            guard let next = nextQuality(after: q, size: output.data.count) else { return nil }
             q = next
+            return ImageEncodeOptions(quality: Double(next) / 100)
         }
+        return result.map { Output(data: $0.data, format: .jpeg, size: $0.size) }
     }
 }

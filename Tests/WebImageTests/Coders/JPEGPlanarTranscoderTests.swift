@@ -89,6 +89,22 @@ struct JPEGPlanarTranscoderTests {
         }
     }
 
+    @Test("reencode: the same planes encoded again at the quality it asks for, byte for byte what a transcode at that quality gives")
+    func reencode() throws {
+        let data = Self.photo
+        let options = Self.options(500, 500)
+        let low = ImageEncodeOptions(quality: 0.5)
+        var seen: [Int] = []
+        let again = try #require(try JPEGPlanarTranscoder.transcode(data, options: options, encode: Self.encode) { output in
+            seen.append(output.data.count)
+            return seen.count == 1 ? low : nil
+        })
+        let first = try #require(try JPEGPlanarTranscoder.transcode(data, options: options, encode: Self.encode))
+        let direct = try #require(try JPEGPlanarTranscoder.transcode(data, options: options, encode: low))
+        #expect(seen == [first.data.count, direct.data.count])
+        #expect(again.data == direct.data && again.size == direct.size)
+    }
+
     @Test("an sRGB-tagged 12 MP photo goes planar when its EXIF orientation is not applied")
     func srgbProfile() throws {
         let data = try Corpus.data("jpeg/large/dog_exif_extended_xmp_icc.jpg")
