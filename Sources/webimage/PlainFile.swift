@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import WebImage
 
 /// Writes a file with plain POSIX calls: open (create or truncate), write until done, close.
 ///
@@ -17,19 +18,7 @@ enum PlainFile {
     static func save(_ data: Data, to path: String) -> String? {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
-        var failure: String? = data.withUnsafeBytes { bytes -> String? in
-            guard let base = bytes.baseAddress else { return nil }
-            var done = 0
-            while done < bytes.count {
-                let n = write(fd, base + done, bytes.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                done += n
-            }
-            return nil
-        }
+        var failure = data.withUnsafeBytes { DiskCache.writeAll(fd, $0) } ? nil : String(cString: strerror(errno))
         if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         return failure
     }

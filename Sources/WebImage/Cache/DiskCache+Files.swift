@@ -313,13 +313,19 @@ extension DiskCache {
         _ = utimensat(AT_FDCWD, file, &times, 0)
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Writes all of `bytes` to `fd`, retrying after signals; `false` (with `errno` set) when
+    /// a write fails. Shared with the tool's plain-file writer (`PlainFile`).
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard var p = bytes.baseAddress else { return true }
         var left = bytes.count
         while left > 0 {
             let n = write(fd, p, left)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
+            if n < 0 { return false }
+            if n == 0 {
+                errno = EIO
+                return false
+            }
             p += n
             left -= n
         }
