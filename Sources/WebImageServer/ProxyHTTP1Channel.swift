@@ -24,7 +24,10 @@ struct ProxyHTTP1Channel: ServerChildChannel {
 
     func handle(value: Value, logger: Logger) async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await base.handle(value: value, logger: logger) }
+            // Requests run on the connection's event loop (see EventLoopTaskExecutor).
+            group.addTask(executorPreference: EventLoopTaskExecutor(value.channel.eventLoop)) {
+                await base.handle(value: value, logger: logger)
+            }
             // Completes when the client went away or the connection ended, whichever is
             // first; it cannot fail (see clientGone(on:)).
             try? await ClientClosureHandler.clientGone(on: value.channel).get()
