@@ -13,8 +13,10 @@ import ServiceLifecycle
 /// a registry is given), `GET /gallery`, `GET /examples/NAME`, and every other path as a
 /// proxy URL (`{prefix}/{signature}/…` or `{prefix}/info/…`; 404 outside the path prefix,
 /// and for `/` and `/favicon.ico`). HEAD answers as GET without the body; any other method
-/// is 405 with `Allow: GET, HEAD`. Errors are ``ProxyError``'s JSON bodies. When a client
-/// goes away, the work for its connection is cancelled.
+/// is 405 with `Allow: GET, HEAD`. Errors are ``ProxyError``'s JSON bodies. Each
+/// connection's requests run on one task that prefers the connection's event loop as its
+/// executor (a memory-cache hit never leaves that loop); when the client goes away, that
+/// task is cancelled.
 ///
 /// The application is a swift-service-lifecycle `Service`; ``run(onRunning:)``
 /// runs it so that SIGTERM stops accepting connections, lets in-flight requests finish,
