@@ -9,7 +9,8 @@ import NIOHTTPTypes
 /// the pipeline and completes ``closed`` on the first sign of it: the input closing
 /// (the client's FIN, as `ChannelEvent.inputClosed`) or the channel going inactive. Like
 /// nginx (499), the proxy takes a client that stopped sending as a client that left.
-/// Lives on the channel's event loop, as every handler does.
+/// ``ProxyHTTP1Channel`` then cancels the connection's task. Lives on the channel's event
+/// loop, as every handler does.
 final class ClientClosureHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

@@ -7,8 +7,8 @@ import WebImageCodecs
 /// of the same meaning (see ``ProxyConfig/applyingEnvironment(_:)``).
 public struct OutputSettings: Sendable, Hashable {
     /// Lossy quality when neither the URL nor ``formatQuality`` names one
-    /// (`IMGPROXY_QUALITY`). Default 80; clamped to 1…100.
-    public var quality = 80 { didSet { quality = min(max(quality, 1), 100) } }
+    /// (`IMGPROXY_QUALITY`). Default 80; clamped to ``ServeSetting/quality``.
+    public var quality = 80 { didSet { quality = ServeSetting.quality.clamp(quality) } }
     /// Per-format qualities (`IMGPROXY_FORMAT_QUALITY`). Default imgproxy's: WebP 79, AVIF 63, JPEG XL 77.
     public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
     /// Answer AVIF to clients whose `Accept` names it, for outputs the URL does not name

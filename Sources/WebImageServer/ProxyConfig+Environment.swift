@@ -59,17 +59,18 @@ extension ProxyConfig {
                 return pair
             }
         }
-        if let v = try reader.int("IMGPROXY_SIGNATURE_SIZE", 1...32) { c.signatureSize = v }
+        if let v = try reader.value(.signatureSize) { c.signatureSize = Int(v) }
         if let v = try reader.list("IMGPROXY_TRUSTED_SIGNATURES") { c.trustedSignatures = Set(v) }
         // Server and limits
-        if let v = try reader.int("IMGPROXY_WORKERS", 1...1024) { c.maxConcurrentTransforms = v }
-        else if let v = try reader.int("IMGPROXY_CONCURRENCY", 1...1024) { c.maxConcurrentTransforms = v }
-        if let v = try reader.int("IMGPROXY_REQUESTS_QUEUE_SIZE", 0...1_000_000) { c.maxQueuedTransforms = v == 0 ? 100_000 : v }
-        if let v = try reader.int("IMGPROXY_TIMEOUT", 1...3600) { c.requestTimeout = TimeInterval(v) }
-        if let v = try reader.int("IMGPROXY_TTL", 0...315_360_000) { c.maxAge = v }
-        if let v = try reader.megapixels("IMGPROXY_MAX_SRC_RESOLUTION") { c.maxSourcePixels = v }
-        if let v = try reader.int("IMGPROXY_MAX_SRC_FILE_SIZE", 0...(1 << 32)) { c.maxSourceBytes = v == 0 ? 1 << 32 : v }
-        if let v = try reader.int("IMGPROXY_MAX_ANIMATION_FRAMES", 1...10_000) { c.maxAnimationFrames = v }
+        if let v = try reader.value(.workers) { c.maxConcurrentTransforms = Int(v) }
+        else if let v = try reader.value(.workers, name: "IMGPROXY_CONCURRENCY") { c.maxConcurrentTransforms = Int(v) }
+        // imgproxy: 0 is "no limit", here the largest queue and the largest source.
+        if let v = try reader.value(.maxQueue, zero: ServeSetting.maxQueue.range.upperBound) { c.maxQueuedTransforms = Int(v) }
+        if let v = try reader.value(.timeout) { c.requestTimeout = v }
+        if let v = try reader.value(.maxAge) { c.maxAge = Int(v) }
+        if let v = try reader.megapixels(.maxSourcePixels) { c.maxSourcePixels = v }
+        if let v = try reader.value(.maxSourceBytes, zero: ServeSetting.maxSourceBytes.range.upperBound) { c.maxSourceBytes = Int(v) }
+        if let v = try reader.value(.maxAnimationFrames) { c.maxAnimationFrames = Int(v) }
         if let v = try reader.int("IMGPROXY_MAX_RESULT_DIMENSION", 0...1_000_000) { c.output.maxResultDimension = v }
         if let v = try reader.list("IMGPROXY_ALLOWED_SOURCES") { c.allowedSources = v }
         if let v = try reader.bool("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES") { c.setAllowed(.loopback, v) }
@@ -105,7 +106,7 @@ extension ProxyConfig {
                 accessKeyID: id, secretAccessKey: secret, sessionToken: reader.text("AWS_SESSION_TOKEN"))
         }
         // Output
-        if let v = try reader.int("IMGPROXY_QUALITY", 1...100) { c.output.quality = v }
+        if let v = try reader.value(.quality) { c.output.quality = Int(v) }
         if let v = try reader.formatQualities("IMGPROXY_FORMAT_QUALITY") { c.output.formatQuality.merge(v) { $1 } }
         if let v = try reader.bool("IMGPROXY_AUTO_WEBP") { c.output.autoWebP = v }
         else if let v = try reader.bool("IMGPROXY_ENABLE_WEBP_DETECTION") { c.output.autoWebP = v }
@@ -185,8 +186,8 @@ extension ProxyConfig {
             }
             let host = String(v[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             bind = Bind(host: host.isEmpty ? "0.0.0.0" : host, port: port)
-        } else if let port = try reader.int("PORT", 0...65535) {
-            bind = Bind(host: "0.0.0.0", port: port)
+        } else if let port = try reader.value(.port) {
+            bind = Bind(host: "0.0.0.0", port: Int(port))
         }
         return (c, bind)
     }
@@ -245,10 +246,23 @@ final class EnvironmentReader {
         return value
     }
 
-    /// Megapixels as a float, to pixels (truncated).
-    func megapixels(_ name: String) throws(ProxyConfig.EnvironmentError) -> Int? {
-        guard let value = try number(name, 0.000001...1000) else { return nil }
-        return Int(value * 1_000_000)
+    /// `setting`'s variable, checked against its range; `zero`, when given, is what an
+    /// imgproxy `0` stands for. `name` reads another variable for the same setting.
+    func value(_ setting: ServeSetting, name: String? = nil, zero: Double? = nil) throws(ProxyConfig.EnvironmentError) -> Double? {
+        guard let name = name ?? setting.variable, let v = text(name) else { return nil }
+        guard let value = Double(v), value == 0 && zero != nil || setting.accepts(value) else {
+            throw ProxyConfig.EnvironmentError(variable: name, reason: "expected \(setting.expectation)\(zero == nil ? "" : ", or 0")")
+        }
+        return value == 0 ? zero ?? 0 : value
+    }
+
+    /// `setting`'s variable in megapixels as a float (imgproxy's unit), to pixels (truncated).
+    func megapixels(_ setting: ServeSetting) throws(ProxyConfig.EnvironmentError) -> Int? {
+        guard let name = setting.variable, let v = text(name) else { return nil }
+        guard let megapixels = Double(v), megapixels.isFinite, setting.accepts((megapixels * 1_000_000).rounded(.towardZero)) else {
+            throw ProxyConfig.EnvironmentError(variable: name, reason: "expected megapixels making \(setting.expectation)")
+        }
+        return Int(megapixels * 1_000_000)
     }
 
     /// A comma-separated list, items trimmed, empty items dropped.

@@ -5,8 +5,8 @@ import WebImageCodecs
 
 /// Settings of an ``ImageProxy``, fixed when it starts.
 ///
-/// Every numeric limit is clamped when set to the range its documentation gives, so no
-/// value can be out of range later (the command line reports its own range errors).
+/// Every numeric limit is clamped when set to its ``ServeSetting`` range, the one the
+/// command line and the environment check, so no value can be out of range later.
 public struct ProxyConfig: Sendable {
     // MARK: Signing
 
@@ -14,8 +14,8 @@ public struct ProxyConfig: Sendable {
     /// `IMGPROXY_SALT`). Default none: as in imgproxy, URLs are then not signed and any
     /// signature segment (`unsafe`, `insecure`, `_`) is accepted.
     public var keys: [URLSigner.KeyPair] = []
-    /// Bytes of the MAC a signature carries (`IMGPROXY_SIGNATURE_SIZE`). Default 32; clamped to 1…32.
-    public var signatureSize = 32 { didSet { signatureSize = Self.clamp(signatureSize, 1...32) } }
+    /// Bytes of the MAC a signature carries (`IMGPROXY_SIGNATURE_SIZE`). Default 32; clamped to ``ServeSetting/signatureSize``.
+    public var signatureSize = 32 { didSet { signatureSize = ServeSetting.signatureSize.clamp(signatureSize) } }
     /// Signature strings accepted without a check (`IMGPROXY_TRUSTED_SIGNATURES`). Default none.
     public var trustedSignatures: Set<String> = []
 
@@ -75,41 +75,41 @@ public struct ProxyConfig: Sendable {
 
     // MARK: Limits
 
-    /// Largest source body in bytes. Default 50 MB; clamped to 1 KiB…4 GiB.
-    public var maxSourceBytes = 50_000_000 { didSet { maxSourceBytes = Self.clamp(maxSourceBytes, 1024...(1 << 32)) } }
-    /// Most source pixels (all frames together). Default 50 million; clamped to 1…1 billion.
-    public var maxSourcePixels = 50_000_000 { didSet { maxSourcePixels = Self.clamp(maxSourcePixels, 1...1_000_000_000) } }
-    /// Most output pixels (all frames together). Default 50 million; clamped to 1…1 billion.
-    public var maxOutputPixels = 50_000_000 { didSet { maxOutputPixels = Self.clamp(maxOutputPixels, 1...1_000_000_000) } }
+    /// Largest source body in bytes. Default 50 MB; clamped to ``ServeSetting/maxSourceBytes``.
+    public var maxSourceBytes = 50_000_000 { didSet { maxSourceBytes = ServeSetting.maxSourceBytes.clamp(maxSourceBytes) } }
+    /// Most source pixels (all frames together). Default 50 million; clamped to ``ServeSetting/maxSourcePixels``.
+    public var maxSourcePixels = 50_000_000 { didSet { maxSourcePixels = ServeSetting.maxSourcePixels.clamp(maxSourcePixels) } }
+    /// Most output pixels (all frames together). Default 50 million; clamped to ``ServeSetting/maxOutputPixels``.
+    public var maxOutputPixels = 50_000_000 { didSet { maxOutputPixels = ServeSetting.maxOutputPixels.clamp(maxOutputPixels) } }
     /// Most frames of an animated output; more fail with 422; 1 makes every output a still
     /// image of the first frame (`IMGPROXY_MAX_ANIMATION_FRAMES`). Default 500 (imgproxy: 1);
-    /// clamped to 1…10,000.
-    public var maxAnimationFrames = 500 { didSet { maxAnimationFrames = Self.clamp(maxAnimationFrames, 1...10_000) } }
+    /// clamped to ``ServeSetting/maxAnimationFrames``.
+    public var maxAnimationFrames = 500 { didSet { maxAnimationFrames = ServeSetting.maxAnimationFrames.clamp(maxAnimationFrames) } }
     /// Seconds one request may take in all (the source fetch included); then 504.
-    /// Default 30; clamped to 0.01…3600 (NaN gives the default).
+    /// Default 30; clamped to ``ServeSetting/timeout`` (NaN gives the default).
     public var requestTimeout: TimeInterval = 30 {
-        didSet { requestTimeout = requestTimeout.isNaN ? 30 : min(max(requestTimeout, 0.01), 3600) }
+        didSet { requestTimeout = ServeSetting.timeout.clamp(requestTimeout, nan: 30) }
     }
     /// Images fetched, decoded and encoded at once; more wait. Default 4 per core;
-    /// clamped to 1…1024.
+    /// clamped to ``ServeSetting/workers``.
     public var maxConcurrentTransforms = 4 * ProcessInfo.processInfo.activeProcessorCount {
-        didSet { maxConcurrentTransforms = Self.clamp(maxConcurrentTransforms, 1...1024) }
+        didSet { maxConcurrentTransforms = ServeSetting.workers.clamp(maxConcurrentTransforms) }
     }
     /// Requests that may wait for a transform slot; one more gets 503 with `Retry-After`.
-    /// Default 256; clamped to 0…100,000.
-    public var maxQueuedTransforms = 256 { didSet { maxQueuedTransforms = Self.clamp(maxQueuedTransforms, 0...100_000) } }
+    /// Default 256; clamped to ``ServeSetting/maxQueue``.
+    public var maxQueuedTransforms = 256 { didSet { maxQueuedTransforms = ServeSetting.maxQueue.clamp(maxQueuedTransforms) } }
     /// Bytes of decoded pixels all requests may hold at once (`--max-memory`): each request
     /// reserves its planned peak (source at its decode size, intermediates, output, every
     /// frame of an animated output) from the source's header before anything is decoded,
     /// and waits for room when the budget is spent; a request that waited half the request
     /// timeout gets 503 with `Retry-After`. One request larger than the whole budget runs
     /// when nothing else does. Default a quarter of physical memory, at least 256 MiB and
-    /// at most 8 GiB; clamped to 16 MiB…1 TiB.
+    /// at most 8 GiB; clamped to ``ServeSetting/maxMemory``.
     public var maxMemoryBytes = ProxyConfig.defaultMaxMemoryBytes {
-        didSet { maxMemoryBytes = Self.clamp(maxMemoryBytes, (16 << 20)...(1 << 40)) }
+        didSet { maxMemoryBytes = ServeSetting.maxMemory.clamp(maxMemoryBytes) }
     }
-    /// Threads for disk-cache reads (`--io-threads`). Default 4; clamped to 1…256.
-    public var ioThreads = 4 { didSet { ioThreads = Self.clamp(ioThreads, 1...256) } }
+    /// Threads for disk-cache reads (`--io-threads`). Default 4; clamped to ``ServeSetting/ioThreads``.
+    public var ioThreads = 4 { didSet { ioThreads = ServeSetting.ioThreads.clamp(ioThreads) } }
 
     /// A quarter of physical memory, kept within 256 MiB…8 GiB.
     public static var defaultMaxMemoryBytes: Int {
@@ -127,20 +127,20 @@ public struct ProxyConfig: Sendable {
     /// Bytes of cached sources and results on disk, together, for every instance sharing
     /// ``cacheDirectory`` (`--cache-max-size`): trimmed while serving, least recently read
     /// first, down to 80 % whenever a write passes the limit (see ``WebImage/DiskBudget``). Default
-    /// 1 GiB; clamped to 1 MiB…16 TiB.
-    public var maxCacheBytes = 1 << 30 { didSet { maxCacheBytes = Self.clamp(maxCacheBytes, (1 << 20)...(1 << 44)) } }
+    /// 1 GiB; clamped to ``ServeSetting/cacheMaxSize``.
+    public var maxCacheBytes = 1 << 30 { didSet { maxCacheBytes = ServeSetting.cacheMaxSize.clamp(maxCacheBytes) } }
     /// Seconds a cached source or result may go unread before it is removed
-    /// (`--cache-max-age`). Default one week; clamped to 60 s…10 years (NaN gives the default).
+    /// (`--cache-max-age`). Default one week; clamped to ``ServeSetting/cacheMaxAge`` (NaN gives the default).
     public var maxCacheAge: TimeInterval = 7 * 24 * 3600 {
-        didSet { maxCacheAge = maxCacheAge.isNaN ? 7 * 24 * 3600 : min(max(maxCacheAge, 60), 315_360_000) }
+        didSet { maxCacheAge = ServeSetting.cacheMaxAge.clamp(maxCacheAge, nan: 7 * 24 * 3600) }
     }
     /// Bytes of encoded results kept in memory; a quarter as much again holds recently
     /// used sources' bytes, shared by the requests that read them. Default 256 MiB;
-    /// clamped to 0…64 GiB.
-    public var memoryCacheBytes = 256 << 20 { didSet { memoryCacheBytes = Self.clamp(memoryCacheBytes, 0...(64 << 30)) } }
+    /// clamped to ``ServeSetting/memoryCacheSize``.
+    public var memoryCacheBytes = 256 << 20 { didSet { memoryCacheBytes = ServeSetting.memoryCacheSize.clamp(memoryCacheBytes) } }
     /// `Cache-Control: max-age` of image responses, in seconds. Default one year;
-    /// clamped to 0…10 years.
-    public var maxAge = 31_536_000 { didSet { maxAge = Self.clamp(maxAge, 0...315_360_000) } }
+    /// clamped to ``ServeSetting/maxAge``.
+    public var maxAge = 31_536_000 { didSet { maxAge = ServeSetting.maxAge.clamp(maxAge) } }
     /// Quality of lossy outputs when the URL names none: ``OutputSettings/quality``.
     public var defaultQuality: Int {
         get { output.quality }

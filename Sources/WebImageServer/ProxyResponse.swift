@@ -54,10 +54,8 @@ public struct ProxyResponse: Sendable {
         }
     }
 
-    /// A JSON error response.
+    /// A JSON error response (its headers: `ProxyError.responseHeaders`).
     static func error(_ error: ProxyError) -> ProxyResponse {
-        var headers = [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
-        if let retryAfter = error.retryAfter { headers.append(("Retry-After", "\(retryAfter)")) }
-        return ProxyResponse(status: error.status, headers: headers, body: error.body)
+        ProxyResponse(status: error.status, headers: error.responseHeaders, body: error.body)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import Prometheus
@@ -8,8 +9,15 @@ import ServiceLifecycle
 /// The HTTP side of `webimage serve`: a Hummingbird 2 application around an
 /// ``ImageProxy``.
 ///
-/// Routes: `GET /health`, `GET /metrics` (Prometheus text, when a registry is given),
-/// `GET /gallery`, `GET /examples/NAME`, and every other `GET` path as a proxy URL.
+/// Routes, on Hummingbird's `Router`: `GET /health`, `GET /metrics` (Prometheus text, when
+/// a registry is given), `GET /gallery`, `GET /examples/NAME`, and every other path as a
+/// proxy URL (`{prefix}/{signature}/…` or `{prefix}/info/…`; 404 outside the path prefix,
+/// and for `/` and `/favicon.ico`). HEAD answers as GET without the body; any other method
+/// is 405 with `Allow: GET, HEAD`. Errors are ``ProxyError``'s JSON bodies. Each
+/// connection's requests run on one task that prefers the connection's event loop as its
+/// executor (a memory-cache hit never leaves that loop); when the client goes away, that
+/// task is cancelled.
+///
 /// The application is a swift-service-lifecycle `Service`; ``run(onRunning:)``
 /// runs it so that SIGTERM stops accepting connections, lets in-flight requests finish,
 /// then flushes the caches (`ProxyShutdownService`).
@@ -33,11 +41,14 @@ public struct ProxyServer: Sendable {
 
     /// The application, ready to run in a `ServiceGroup`; `onRunning` gets the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let responder = ProxyResponder(proxy: proxy, metrics: metrics)
+        let router = ProxyRoutes(proxy: proxy, metrics: metrics).router()
         let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ClientClosureHandler()], idleTimeout: idle)
         return Application(
-            responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ClientClosureHandler()], idleTimeout: idle)),
+            router: router,
+            server: HTTPServerBuilder { responder in
+                ProxyHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: http1))
+            },
             configuration: .init(address: .hostname(host, port: port), serverName: "webimage"),
             services: [ProxyShutdownService(proxy: proxy)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },

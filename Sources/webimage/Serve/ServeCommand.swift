@@ -43,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
     var salt: [String] = []
     @Flag(help: "No signatures: accept any signature segment (what happens anyway without a key).")
     var unsigned = false
-    @Option(help: "Bytes of MAC a signature carries (1…32; default \(Self.defaults.signatureSize)). Env: IMGPROXY_SIGNATURE_SIZE.")
+    @Option(help: "Bytes of MAC a signature carries (\(ServeSetting.signatureSize.rangeText); default \(Self.defaults.signatureSize)). Env: IMGPROXY_SIGNATURE_SIZE.")
     var signatureSize: Int?
     @Flag(help: "Start from imgproxy's defaults (no format negotiation, animations as first frame…) instead of ours.")
     var imgproxyDefaults = false
@@ -59,34 +59,34 @@ struct ServeCommand: AsyncParsableCommand {
     var allowHost: [String] = []
     @Option(help: "Only fetch sources whose URL starts with this prefix (`*` matches anything but `/`). Repeatable. Checked on every redirect hop. Env: IMGPROXY_ALLOWED_SOURCES.")
     var allowSource: [String] = []
-    @Option(parsing: .unconditional, help: "Largest source image in pixels, all frames together (1…1000000000; default \(Self.defaults.maxSourcePixels)). Env: IMGPROXY_MAX_SRC_RESOLUTION (megapixels).")
+    @Option(parsing: .unconditional, help: "Largest source image in pixels, all frames together (\(ServeSetting.maxSourcePixels.rangeText); default \(Self.defaults.maxSourcePixels)). Env: IMGPROXY_MAX_SRC_RESOLUTION (megapixels).")
     var maxSourcePixels: Int?
-    @Option(parsing: .unconditional, help: "Largest source body in bytes (1024…4294967296; default \(Self.defaults.maxSourceBytes)). Env: IMGPROXY_MAX_SRC_FILE_SIZE.")
+    @Option(parsing: .unconditional, help: "Largest source body in bytes (\(ServeSetting.maxSourceBytes.rangeText); default \(Self.defaults.maxSourceBytes)). Env: IMGPROXY_MAX_SRC_FILE_SIZE.")
     var maxSourceBytes: Int?
-    @Option(parsing: .unconditional, help: "Largest output in pixels, all frames together (1…1000000000; default \(Self.defaults.maxOutputPixels)).")
+    @Option(parsing: .unconditional, help: "Largest output in pixels, all frames together (\(ServeSetting.maxOutputPixels.rangeText); default \(Self.defaults.maxOutputPixels)).")
     var maxOutputPixels: Int?
-    @Option(parsing: .unconditional, help: "Most frames of an animated output (1…10000; 1: first frame only; default \(Self.defaults.maxAnimationFrames)). Env: IMGPROXY_MAX_ANIMATION_FRAMES.")
+    @Option(parsing: .unconditional, help: "Most frames of an animated output (\(ServeSetting.maxAnimationFrames.rangeText); 1: first frame only; default \(Self.defaults.maxAnimationFrames)). Env: IMGPROXY_MAX_ANIMATION_FRAMES.")
     var maxAnimationFrames: Int?
-    @Option(parsing: .unconditional, help: "Seconds one request may take, the source fetch included (0.01…3600; default \(Int(Self.defaults.requestTimeout))). Env: IMGPROXY_TIMEOUT.")
+    @Option(parsing: .unconditional, help: "Seconds one request may take, the source fetch included (\(ServeSetting.timeout.rangeText); default \(Int(Self.defaults.requestTimeout))). Env: IMGPROXY_TIMEOUT.")
     var timeout: Double?
     @Option(name: [.customLong("max-concurrent-transforms"), .customLong("workers")],
-            parsing: .unconditional, help: "Images processed at once (1…1024; default 4 per core, here \(Self.defaults.maxConcurrentTransforms)). Env: IMGPROXY_WORKERS.")
+            parsing: .unconditional, help: "Images processed at once (\(ServeSetting.workers.rangeText); default 4 per core, here \(Self.defaults.maxConcurrentTransforms)). Env: IMGPROXY_WORKERS.")
     var maxConcurrentTransforms: Int?
-    @Option(parsing: .unconditional, help: "Requests that may wait for a transform slot before 503 (0…100000; default \(Self.defaults.maxQueuedTransforms)). Env: IMGPROXY_REQUESTS_QUEUE_SIZE.")
+    @Option(parsing: .unconditional, help: "Requests that may wait for a transform slot before 503 (\(ServeSetting.maxQueue.rangeText); default \(Self.defaults.maxQueuedTransforms)). Env: IMGPROXY_REQUESTS_QUEUE_SIZE.")
     var maxQueue: Int?
-    @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (0…315360000; default \(Self.defaults.maxAge)). Env: IMGPROXY_TTL.")
+    @Option(parsing: .unconditional, help: "Cache-Control max-age of images, in seconds (\(ServeSetting.maxAge.rangeText); default \(Self.defaults.maxAge)). Env: IMGPROXY_TTL.")
     var maxAge: Int?
-    @Option(parsing: .unconditional, help: "Bytes of sources and results on disk, together, for every instance sharing --cache-dir (1048576…17592186044416; default \(Self.defaults.maxCacheBytes >> 30) GiB). Trimmed while serving, least recently read first.")
+    @Option(parsing: .unconditional, help: "Bytes of sources and results on disk, together, for every instance sharing --cache-dir (\(ServeSetting.cacheMaxSize.rangeText); default \(Self.defaults.maxCacheBytes >> 30) GiB). Trimmed while serving, least recently read first.")
     var cacheMaxSize: Int?
-    @Option(parsing: .unconditional, help: "Seconds a cached source or result may go unread before it is removed (60…315360000; default \(Int(Self.defaults.maxCacheAge) / 86_400) days).")
+    @Option(parsing: .unconditional, help: "Seconds a cached source or result may go unread before it is removed (\(ServeSetting.cacheMaxAge.rangeText); default \(Int(Self.defaults.maxCacheAge) / 86_400) days).")
     var cacheMaxAge: Double?
-    @Option(parsing: .unconditional, help: "Bytes of encoded results kept in memory (0…68719476736; default \(Self.defaults.memoryCacheBytes >> 20) MiB; sources get a quarter as much again).")
+    @Option(parsing: .unconditional, help: "Bytes of encoded results kept in memory (\(ServeSetting.memoryCacheSize.rangeText); default \(Self.defaults.memoryCacheBytes >> 20) MiB; sources get a quarter as much again).")
     var memoryCacheSize: Int?
-    @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (1…100; default \(Self.defaults.output.quality)). Env: IMGPROXY_QUALITY.")
+    @Option(parsing: .unconditional, help: "Quality of lossy outputs when the URL names none (\(ServeSetting.quality.rangeText); default \(Self.defaults.output.quality)). Env: IMGPROXY_QUALITY.")
     var quality: Int?
-    @Option(parsing: .unconditional, help: "Bytes of decoded pixels all requests may hold at once (16777216…1099511627776; default a quarter of RAM, 256 MiB…8 GiB). Requests wait for room, then 503.")
+    @Option(parsing: .unconditional, help: "Bytes of decoded pixels all requests may hold at once (\(ServeSetting.maxMemory.rangeText); default a quarter of RAM, 256 MiB…8 GiB). Requests wait for room, then 503.")
     var maxMemory: Int?
-    @Option(parsing: .unconditional, help: "Threads reading the disk caches (1…256; default \(Self.defaults.ioThreads)).")
+    @Option(parsing: .unconditional, help: "Threads reading the disk caches (\(ServeSetting.ioThreads.rangeText); default \(Self.defaults.ioThreads)).")
     var ioThreads: Int?
     @Option(help: "A preset, NAME=option/option… (repeatable). Env: IMGPROXY_PRESETS.")
     var preset: [String] = []
@@ -125,28 +125,17 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel = "info"
 
     func validate() throws {
-        func check(_ value: Int?, _ name: String, _ range: ClosedRange<Int>, _ what: String) throws {
-            if let value { try NumericOption.check(value, name, in: range, what) }
-        }
-        try check(port, "--port", 0...65535, "a port")
-        try check(signatureSize, "--signature-size", 1...32, "a byte count")
-        try check(maxSourcePixels, "--max-source-pixels", 1...1_000_000_000, "a pixel count")
-        try check(maxSourceBytes, "--max-source-bytes", 1024...(1 << 32), "a byte count")
-        try check(maxOutputPixels, "--max-output-pixels", 1...1_000_000_000, "a pixel count")
-        try check(maxAnimationFrames, "--max-animation-frames", 1...10_000, "a frame count")
-        try check(maxQueue, "--max-queue", 0...100_000, "a request count")
-        try check(maxAge, "--max-age", 0...315_360_000, "seconds")
-        try check(cacheMaxSize, "--cache-max-size", (1 << 20)...(1 << 44), "a byte count")
-        try check(memoryCacheSize, "--memory-cache-size", 0...(64 << 30), "a byte count")
-        try check(quality, "--quality", 1...100, "a quality")
-        try check(maxMemory, "--max-memory", (16 << 20)...(1 << 40), "a byte count")
-        try check(ioThreads, "--io-threads", 1...256, "a thread count")
-        try check(maxConcurrentTransforms, "--max-concurrent-transforms", 1...1024, "a count")
-        if let cacheMaxAge, !cacheMaxAge.isFinite || !(60...315_360_000).contains(cacheMaxAge) {
-            throw ValidationError("--cache-max-age must be a number of seconds from 60 to 315360000; got \(cacheMaxAge)")
-        }
-        if let timeout, !timeout.isFinite || !(0.01...3600).contains(timeout) {
-            throw ValidationError("--timeout must be a number of seconds from 0.01 to 3600; got \(timeout)")
+        let numbers: [(ServeSetting, Double?)] = [
+            (.port, port.map(Double.init)), (.signatureSize, signatureSize.map(Double.init)),
+            (.maxSourcePixels, maxSourcePixels.map(Double.init)), (.maxSourceBytes, maxSourceBytes.map(Double.init)),
+            (.maxOutputPixels, maxOutputPixels.map(Double.init)), (.maxAnimationFrames, maxAnimationFrames.map(Double.init)),
+            (.timeout, timeout), (.workers, maxConcurrentTransforms.map(Double.init)), (.maxQueue, maxQueue.map(Double.init)),
+            (.maxAge, maxAge.map(Double.init)), (.cacheMaxSize, cacheMaxSize.map(Double.init)), (.cacheMaxAge, cacheMaxAge),
+            (.memoryCacheSize, memoryCacheSize.map(Double.init)), (.quality, quality.map(Double.init)),
+            (.maxMemory, maxMemory.map(Double.init)), (.ioThreads, ioThreads.map(Double.init)),
+        ]
+        for case let (setting, value?) in numbers where !setting.accepts(value) {
+            throw ValidationError("\(setting.flag) must be \(setting.expectation); got \(ServeSetting.format(value))")
         }
         if let shrinkOnLoad, ShrinkOnLoadRule(rawValue: shrinkOnLoad) == nil {
             throw ValidationError("--shrink-on-load must be libvips or imgproxy; got \(shrinkOnLoad)")

@@ -8,6 +8,8 @@ final class LogCapture: Sendable {
     struct Entry: Sendable {
         var level: Logger.Level
         var message: String
+        /// The entry's own metadata, values as text.
+        var metadata: [String: String] = [:]
     }
     private let entries = Mutex<[Entry]>([])
 
@@ -38,7 +40,8 @@ final class LogCapture: Sendable {
             level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
             file: String, function: String, line: UInt
         ) {
-            capture.append(Entry(level: level, message: message.description))
+            capture.append(Entry(
+                level: level, message: message.description, metadata: (metadata ?? [:]).mapValues { "\($0)" }))
         }
     }
 }

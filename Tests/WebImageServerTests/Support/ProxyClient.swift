@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 /// A real HTTP client (AsyncHTTPClient) for a proxy on a loopback port.
@@ -29,7 +30,15 @@ struct ProxyClient: Sendable {
 
     /// GETs `path` with `headers`.
     func get(_ path: String, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(20)) async throws -> Answer {
+        try await send(.GET, path, headers: headers, timeout: timeout)
+    }
+
+    /// Sends `method` to `path` with `headers` (no body).
+    func send(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(20)
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await http.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 64 << 20)
