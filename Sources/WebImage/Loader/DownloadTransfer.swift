@@ -146,6 +146,7 @@ final class DownloadTransfer: Sendable {
             return
         }
         // The address check comes before any connection, on every hop; it may resolve the host.
+        downloader.policyCheckTaskCount.add(1, ordering: .relaxed)
         let check = Task {
             do throws(WebImageError) {
                 let lease = try await downloader.clientLease(for: request.url, insecure: insecure)
