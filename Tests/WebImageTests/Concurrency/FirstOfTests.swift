@@ -73,4 +73,38 @@ struct FirstOfTests {
         let total = fired.load(ordering: .relaxed)
         #expect(total == 10)
     }
+
+    @Test("timers armed latest-first each fire at their own deadline, and none is left queued")
+    func timersFireInOrder() async throws {
+        let fired = Mutex<[(Int, ContinuousClock.Instant)]>([])
+        let start = ContinuousClock.now
+        // Each later arm is earlier than every one before it.
+        for i in (1...5).reversed() {
+            _ = DeadlineTimer(at: start + .milliseconds(40 * i)) { fired.withLock { $0.append((i, .now)) } }
+        }
+        let cancelled = DeadlineTimer(at: start + .milliseconds(60)) { fired.withLock { $0.append((99, .now)) } }
+        cancelled.cancel()
+        for _ in 0..<500 where fired.withLock({ $0.count }) < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        let times = fired.withLock { $0 }
+        #expect(times.map(\.0) == [1, 2, 3, 4, 5])
+        for (i, at) in times { #expect(at - start >= .milliseconds(40 * i - 2)) }
+        // The first fired at its own deadline, not with the one armed first.
+        #expect(times[0].1 - start < .milliseconds(190))
+    }
+
+    @Test("of a flood of timers, exactly the ones not cancelled fire")
+    func timerFlood() async throws {
+        let fired = Atomic<Int>(0)
+        let start = ContinuousClock.now
+        let timers = (0..<2000).map { i in
+            DeadlineTimer(at: start + .milliseconds(Int64(300 + i % 50))) { fired.add(1, ordering: .relaxed) }
+        }
+        for (i, timer) in timers.enumerated() where i % 2 == 0 { timer.cancel() }
+        // Every cancel came before the earliest deadline, or the count below means nothing.
+        try #require(ContinuousClock.now - start < .milliseconds(300))
+        for _ in 0..<500 where fired.load(ordering: .relaxed) < 1000 { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let total = fired.load(ordering: .relaxed)
+        #expect(total == 1000)
+    }
 }
