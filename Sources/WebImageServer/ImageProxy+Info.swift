@@ -11,7 +11,7 @@ import WebImageCodecs
 /// ```
 /// path ─ signature (403) ─ info options, info `default` preset (400) ─ allowlist (403)
 ///   └─ result cache (memory, then disk), key "info#" + settings fingerprint + path   hit → 200 / 304
-///        └─ one computation per key (Coalescer), in a transform slot (503 when the line is full)
+///        └─ one computation per key (SingleFlight), in a transform slot (503 when the line is full)
 ///             └─ SourceFetcher ─ header (pixel limit, 422) ─ memory reserved when pixels are needed
 ///                  └─ ImageInfo on DecodeQueue (header facts; one ≤100 px thumbnail for the rest)
 ///                       └─ the crop window (ProcessingPlan) ─ JSON ─ result cache
@@ -61,13 +61,12 @@ extension ImageProxy {
         }
         let work: @Sendable () async -> Result<InfoResult, ProxyError> = { [self] in
             do throws(ProxyError) {
-                return try await slots.run(units: 1) { await makeInfo(request, key: key) }
+                return try await slots.admit(units: 1) { await makeInfo(request, key: key) }
             } catch {
                 return .failure(error)
             }
         }
-        let result = await withinRequestTimeout { await self.infos.value(forKey: key, work) }
-        return try result.get()
+        return try await shared(infos, key: key, work)
     }
 
     /// Fetches the source, reads it and caches the JSON. Runs in a transform slot.
@@ -89,7 +88,7 @@ extension ImageProxy {
             let peak = options.needsPixels ? MemoryEstimate.infoPeakBytes(header: header, page: options.page, config: config) : 0
             let coder = self.coder
             let infoOptions = options
-            let info = try await memory.run(units: peak) {
+            let info = try await memory.admit(units: peak) {
                 await Self.decodeQueueResult { () throws(WebImageError) -> ImageInfo in
                     try ImageInfo(source.data, options: infoOptions, coder: coder)
                 }

@@ -12,7 +12,7 @@ import WebImageCodecs
 /// ```
 /// path ─ signature (403) ─ options: hints, default preset, URL (400) ─ allowlist (403) ─ output choice (Vary)
 ///   └─ result cache (memory, then disk), keyed by settings fingerprint + path + choice   hit → 200 / 304
-///        └─ one render per key at a time (Coalescer), in a transform slot (503 when the line is full)
+///        └─ one render per key at a time (SingleFlight), in a transform slot (503 when the line is full)
 ///             └─ SourceFetcher: the source's bytes, from disk or one transfer per URL
 ///                (the allowlist and the SSRF guard on every redirect hop)
 ///                  └─ ImageHeader → ProcessingPlan → reserve the peak from the memory budget (wait, else 503)
@@ -23,9 +23,11 @@ import WebImageCodecs
 /// Threads: the calling task does parsing and cache lookups; DNS on the resolver's pool;
 /// network on AsyncHTTPClient's event loops; decode, render and encode on
 /// ``WebImageCodecs/DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
-/// writes on each cache's queue. A request whose client goes away (its task is
-/// cancelled) stops waiting; a render nobody waits for any more is cancelled, freeing
-/// its slot and memory. Call ``shutdown()`` when done.
+/// writes on each cache's queue. A render runs in one task of its own (so it outlives a
+/// client that leaves, for the others and the cache); its source fetch runs on that task,
+/// and the request waits on a continuation whose deadline is a timer, not a task. A
+/// request whose client goes away (its task is cancelled) stops waiting; a render nobody
+/// waits for any more is cancelled, freeing its slot and memory. Call ``shutdown()`` when done.
 public final class ImageProxy: Sendable {
     public let config: ProxyConfig
     /// The gallery's pictures (`/examples/NAME`).
@@ -43,13 +45,13 @@ public final class ImageProxy: Sendable {
     let sourceDisk: DiskCache?
     let results: ResultCache?
     let budget: DiskBudget?
-    let renders = Coalescer<Result<RenderedImage, ProxyError>>()
+    let renders = SingleFlight<String, Result<RenderedImage, ProxyError>>()
     /// `/info` answers being made, by key.
-    let infos = Coalescer<Result<InfoResult, ProxyError>>()
+    let infos = SingleFlight<String, Result<InfoResult, ProxyError>>()
     /// Transform slots: how many requests fetch and render at once.
-    let slots: ResourceGate
+    let slots: AdmissionGate
     /// Bytes of decoded pixels in flight.
-    let memory: ResourceGate
+    let memory: AdmissionGate
     let logger: Logger
 
     static let requests = Counter(label: "webimage_serve_requests_total")
@@ -112,8 +114,8 @@ public final class ImageProxy: Sendable {
             : nil
         sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4,
                                 local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator)
-        slots = ResourceGate(capacity: config.maxConcurrentTransforms, maxWaiting: config.maxQueuedTransforms)
-        memory = ResourceGate(
+        slots = AdmissionGate(capacity: config.maxConcurrentTransforms, maxWaiting: config.maxQueuedTransforms)
+        memory = AdmissionGate(
             capacity: config.maxMemoryBytes, maxWaiting: config.maxQueuedTransforms + config.maxConcurrentTransforms,
             maxWait: .milliseconds(Int64(config.requestTimeout * 500)))
     }
@@ -219,33 +221,29 @@ public final class ImageProxy: Sendable {
         }
         let work: @Sendable () async -> Result<RenderedImage, ProxyError> = { [self] in
             do throws(ProxyError) {
-                return try await slots.run(units: 1) { await make(request, choice: choice, key: key) }
+                return try await slots.admit(units: 1) { await make(request, choice: choice, key: key) }
             } catch {
                 return .failure(error)
             }
         }
-        let result = await withinRequestTimeout { await self.renders.value(forKey: key, work) }
-        return try result.get()
+        return try await shared(renders, key: key, work)
     }
 
-    /// Whichever ends first: `work`, or the request timeout (the loser is cancelled). A
-    /// `nil` from `work` (its waiters went away) is `clientClosedRequest`.
-    func withinRequestTimeout<T: Sendable>(
-        _ work: @escaping @Sendable () async -> Result<T, ProxyError>?
-    ) async -> Result<T, ProxyError> {
-        let deadline = config.requestTimeout
-        return await withTaskGroup(of: Result<T, ProxyError>?.self) { group in
-            group.addTask { await work() ?? .failure(.clientClosedRequest) }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(deadline))
-                return Task.isCancelled ? nil : .failure(.requestTimedOut)
-            }
-            defer { group.cancelAll() }
-            while let next = await group.next() {
-                if let next { return next }
-            }
-            return .failure(.clientClosedRequest)
+    /// The result of `work` for `key` from `flight`, waited for until the request timeout
+    /// (``ProxyError/requestTimedOut``; the work goes on for the other waiters). The wait
+    /// is a timer on the request's own task: no task is started for the deadline.
+    func shared<T: Sendable>(
+        _ flight: SingleFlight<String, Result<T, ProxyError>>, key: String,
+        _ work: @escaping @Sendable () async -> Result<T, ProxyError>
+    ) async throws(ProxyError) -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(config.requestTimeout * 1000))
+        let result: Result<T, ProxyError>
+        do {
+            result = try await flight.value(forKey: key, deadline: deadline, work)
+        } catch {
+            throw ProxyError(waiting: error)
         }
+        return try result.get()
     }
 
     /// Fetches, plans, renders and caches one result. Runs in a transform slot.
@@ -270,7 +268,7 @@ public final class ImageProxy: Sendable {
                     output: config.output, watermark: watermarkImage)
                 try Self.typed { () throws(WebImageError) in try renderer.checkPlannedOutput(header) }
                 let peak = MemoryEstimate.peakBytes(renderer: renderer, header: header, config: config)
-                output = try await memory.run(units: peak) { [memory] in
+                output = try await memory.admit(units: peak) { [memory] in
                     Self.memoryReserved.record(memory.usedUnits)
                     Self.memoryWaits.record(memory.admittedAfterWaiting)
                     return await Self.decodeQueueResult { () throws(WebImageError) -> ImageRenderer.Output in

@@ -36,7 +36,8 @@ final class SourceFetcher: Sendable {
     let s3: S3Client?
     /// `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`.
     let querySeparator: String
-    private let fetches = Coalescer<Result<SourceImage, ProxyError>>()
+    /// One fetch per source, run on the task of the render that asked first: no task of its own.
+    let fetches = SingleFlight<String, Result<SourceImage, ProxyError>>(runningWork: .firstCaller)
     /// S3 revalidations answered 304 (tests, metrics).
     let s3NotModified = Atomic<Int>(0)
 
@@ -66,23 +67,30 @@ final class SourceFetcher: Sendable {
         }
         let key = url.absoluteString
         if case .http = location, let hit = memory?.value(forKey: key) { return hit }
-        let result = await fetches.value(forKey: key) { [self] in
-            do throws(ProxyError) {
-                switch location {
-                case .local(let path):
-                    guard let local else { throw .badRequest("Local sources are not enabled on this server") }
-                    return .success(try await local.read(path))
-                case .s3(let bucket, let objectKey, let version):
-                    return .success(try await fetchS3(bucket: bucket, key: objectKey, version: version, cacheKey: key))
-                case .http, .example:
-                    return .success(try await fetch(url, key: key))
-                }
-            } catch {
-                return .failure(error)
-            }
+        let result: Result<SourceImage, ProxyError>
+        do {
+            result = try await fetches.value(forKey: key) { [self] in await load(location, url: url, key: key) }
+        } catch {
+            throw .clientClosedRequest
         }
-        guard let result else { throw .clientClosedRequest }
         return try result.get()
+    }
+
+    /// One fetch of a source, shared by every request for it.
+    private func load(_ location: SourceLocation, url: URL, key: String) async -> Result<SourceImage, ProxyError> {
+        do throws(ProxyError) {
+            switch location {
+            case .local(let path):
+                guard let local else { throw .badRequest("Local sources are not enabled on this server") }
+                return .success(try await local.read(path))
+            case .s3(let bucket, let objectKey, let version):
+                return .success(try await fetchS3(bucket: bucket, key: objectKey, version: version, cacheKey: key))
+            case .http, .example:
+                return .success(try await fetch(url, key: key))
+            }
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// An S3 object: the cached copy when S3 says it is unchanged (or it is a version,

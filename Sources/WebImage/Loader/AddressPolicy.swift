@@ -75,14 +75,8 @@ public struct AddressPolicy: Sendable {
     /// - Throws: ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` for a refused address,
     ///   ``WebImageCodecs/WebImageError/Code/cannotFindHost`` when the name does not resolve.
     func check(_ url: URL) async throws(WebImageError) -> IPAddress? {
-        guard let host = url.host, !host.isEmpty else {
-            throw WebImageError(.invalidURL, "No host in \(url.redactedForLog)")
-        }
-        if allowsByName(host) { return nil }
-        if let literal = IPAddress(host) {
-            guard permits(literal) else { throw refusal(url, literal) }
-            return nil
-        }
+        if let decided = checkWithoutLookup(url) { return try decided.get() }
+        let host = url.host ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
         let addresses = try await resolver.addresses(for: host, port: port)
         guard let first = addresses.first else {
@@ -90,6 +84,19 @@ public struct AddressPolicy: Sendable {
         }
         if let refused = addresses.first(where: { !permits($0) }) { throw refusal(url, refused) }
         return first
+    }
+
+    /// ``check(_:)`` when it needs no lookup (no host, a host allowed by name, an address
+    /// literal), decided now; `nil` when the host must be resolved.
+    func checkWithoutLookup(_ url: URL) -> Result<IPAddress?, WebImageError>? {
+        guard let host = url.host, !host.isEmpty else {
+            return .failure(WebImageError(.invalidURL, "No host in \(url.redactedForLog)"))
+        }
+        if allowsByName(host) { return .success(nil) }
+        if let literal = IPAddress(host) {
+            return permits(literal) ? .success(nil) : .failure(refusal(url, literal))
+        }
+        return nil
     }
 
     private func refusal(_ url: URL, _ address: IPAddress) -> WebImageError {

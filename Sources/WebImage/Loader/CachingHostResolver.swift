@@ -12,9 +12,9 @@ import Synchronization
 /// Use it as the ``AddressPolicy/resolver`` of a downloader's hop policy: the downloader
 /// then connects to the address it looked up, so the cache decides how often DNS is asked.
 public final class CachingHostResolver: HostResolving {
-    private enum Entry {
-        case answer(Result<[IPAddress], WebImageError>, expires: ContinuousClock.Instant)
-        case pending(Task<Result<[IPAddress], WebImageError>, Never>)
+    private struct Answer {
+        var result: Result<[IPAddress], WebImageError>
+        var expires: ContinuousClock.Instant
     }
 
     /// The wrapped resolver.
@@ -27,7 +27,9 @@ public final class CachingHostResolver: HostResolving {
     /// progress come on top, as many as callers wait for different names at once.
     public let capacity: Int
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let answers = Mutex<[String: Answer]>([:])
+    /// Lookups in progress: one per name, however many callers wait for it.
+    private let lookupsInFlight = SingleFlight<String, Result<[IPAddress], WebImageError>>(runningWork: .firstCaller)
     private let lookups = Atomic<Int>(0)
 
     /// Wraps `base`; `capacity` is raised to at least 1.
@@ -47,26 +49,17 @@ public final class CachingHostResolver: HostResolving {
     public func addresses(for host: String, port: Int) async throws(WebImageError) -> [IPAddress] {
         let key = host.lowercased() + "|" + String(port)
         let now = ContinuousClock.now
-        let found = entries.withLock { entries -> Entry in
-            switch entries[key] {
-            case .answer(let result, let expires) where expires > now:
-                return .answer(result, expires: expires)
-            case .pending(let task):
-                return .pending(task)
-            default:
-                break
+        if let answer = answers.withLock({ $0[key] }), answer.expires > now { return try answer.result.get() }
+        let result: Result<[IPAddress], WebImageError>
+        do {
+            result = try await lookupsInFlight.value(forKey: key) { [self] in
+                let result = await lookUp(host, port: port)
+                store(result, for: key)
+                return result
             }
-            if entries.count >= capacity { Self.evict(&entries, now: now) }
-            let task = Task { await self.lookUp(host, port: port) }
-            entries[key] = .pending(task)
-            return .pending(task)
+        } catch {
+            throw WebImageError.cancelled("The lookup of \(host) was cancelled")
         }
-        guard case .pending(let task) = found else {
-            if case .answer(let result, _) = found { return try result.get() }
-            return []
-        }
-        let result = await task.value
-        store(result, for: key, task: task)
         return try result.get()
     }
 
@@ -80,38 +73,33 @@ public final class CachingHostResolver: HostResolving {
         }
     }
 
-    /// Replaces the pending entry `task` made with its answer (a later lookup may have
-    /// replaced it already; then it stays).
-    private func store(_ result: Result<[IPAddress], WebImageError>, for key: String,
-                       task: Task<Result<[IPAddress], WebImageError>, Never>) {
+    /// Remembers an answer (a failure for less long); a cancelled lookup says nothing
+    /// about the name and is not remembered.
+    private func store(_ result: Result<[IPAddress], WebImageError>, for key: String) {
         var keep = ttl
         if case .failure(let error) = result {
-            // A cancelled caller says nothing about the name.
-            if error.code == .cancelled {
-                entries.withLock { if case .pending(let t) = $0[key], t == task { $0[key] = nil } }
-                return
-            }
+            if error.code == .cancelled { return }
             keep = negativeTTL
         }
-        let expires = ContinuousClock.now + keep
-        entries.withLock {
-            if case .pending(let t) = $0[key], t == task { $0[key] = .answer(result, expires: expires) }
+        let now = ContinuousClock.now
+        answers.withLock { answers in
+            if answers[key] == nil, answers.count >= capacity { Self.evict(&answers, now: now) }
+            answers[key] = Answer(result: result, expires: now + keep)
         }
     }
 
     /// Makes room for one entry: drops every expired answer, or else the one that expires first.
-    private static func evict(_ entries: inout [String: Entry], now: ContinuousClock.Instant) {
+    private static func evict(_ answers: inout [String: Answer], now: ContinuousClock.Instant) {
         var soonest: (key: String, expires: ContinuousClock.Instant)?
-        for (key, entry) in entries {
-            guard case .answer(_, let expires) = entry else { continue }
-            if expires <= now {
-                entries[key] = nil
-            } else if let current = soonest, current.expires <= expires {
+        for (key, answer) in answers {
+            if answer.expires <= now {
+                answers[key] = nil
+            } else if let current = soonest, current.expires <= answer.expires {
                 continue
             } else {
-                soonest = (key, expires)
+                soonest = (key, answer.expires)
             }
         }
-        if let soonest, !entries.isEmpty { entries[soonest.key] = nil }
+        if let soonest { answers[soonest.key] = nil }
     }
 }

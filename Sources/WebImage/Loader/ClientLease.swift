@@ -22,24 +22,51 @@ struct ClientLease: Sendable {
 
 extension ImageDownloader {
     /// The client for one hop to `url`, after the ``HopPolicy`` passed it: under an
-    /// ``AddressPolicy``, a client pinned to the checked address. Runs in the transfer's
-    /// policy-check task (the lookup may wait on the resolver pool).
+    /// ``AddressPolicy``, a client pinned to the checked address. Runs on the calling task;
+    /// only a host-name lookup suspends it (on the resolver's pool), and
+    /// ``immediateClientLease(for:insecure:)`` answers every hop that needs none.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/sourceNotAllowed`` or
     ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` before any connection is opened.
     func clientLease(for url: URL, insecure: Bool) async throws(WebImageError) -> ClientLease {
+        if let now = immediateClientLease(for: url, insecure: insecure) { return try now.get() }
+        let checked: IPAddress?
+        do throws(WebImageError) {
+            checked = try await config.hopPolicy.check(url)
+        } catch {
+            throw Self.counted(error)
+        }
+        return try lease(for: url, checked: checked, insecure: insecure)
+    }
+
+    /// The lease for a hop whose policy check needs no lookup (no policy, a source refused
+    /// by name, a host allowed by name, an address literal), decided on the calling thread;
+    /// `nil` when the host must be resolved first. Lets a transfer start its hop on the
+    /// thread it is on instead of in a task of its own.
+    func immediateClientLease(for url: URL, insecure: Bool) -> Result<ClientLease, WebImageError>? {
         let policy = config.hopPolicy
         guard !policy.isEmpty else {
-            return ClientLease(client: try clients.client(insecure: insecure))
+            return Result { () throws(WebImageError) in ClientLease(client: try clients.client(insecure: insecure)) }
         }
-        let checked: IPAddress?
-        do {
-            checked = try await policy.check(url)
-        } catch {
-            if error.code == .forbiddenAddress { WebImageMetrics.forbiddenAddresses.increment() }
-            if error.code == .sourceNotAllowed { WebImageMetrics.refusedSources.increment() }
-            throw error
+        guard let decided = policy.checkWithoutLookup(url) else { return nil }
+        return Result { () throws(WebImageError) in
+            do throws(WebImageError) {
+                return try lease(for: url, checked: try decided.get(), insecure: insecure)
+            } catch {
+                throw Self.counted(error)
+            }
         }
+    }
+
+    /// A refusal, counted in the metrics.
+    private static func counted(_ error: WebImageError) -> WebImageError {
+        if error.code == .forbiddenAddress { WebImageMetrics.forbiddenAddresses.increment() }
+        if error.code == .sourceNotAllowed { WebImageMetrics.refusedSources.increment() }
+        return error
+    }
+
+    /// The shared client, or one pinned to the `checked` address.
+    private func lease(for url: URL, checked: IPAddress?, insecure: Bool) throws(WebImageError) -> ClientLease {
         guard let address = checked, let host = url.host else {
             return ClientLease(client: try clients.client(insecure: insecure))
         }

@@ -137,16 +137,16 @@ final class DownloadTransfer: Sendable {
     /// Sends one hop of an attempt, after the hop policy passed its URL.
     private func hop(_ request: ImageDownloadRequest, trail: RedirectTrail, deadline: NIODeadline, notes: TransferAttempt) {
         let insecure = options.contains(.allowInvalidSSLCertificates)
-        guard !config.hopPolicy.isEmpty else {
-            do {
-                execute(request, lease: ClientLease(client: try downloader.clients.client(insecure: insecure)),
-                        trail: trail, deadline: deadline, notes: notes)
-            } catch {
-                attemptEnded(.failure(error), notes: notes)
-            }
+        // Most hops are allowed on this thread (no policy, an address literal, a host allowed
+        // by name). A hop whose host must be resolved waits in a task; so does a refusal,
+        // which then ends the transfer off this stack (a line of refused transfers ending
+        // one another in turn would otherwise nest).
+        if case .success(let lease)? = downloader.immediateClientLease(for: request.url, insecure: insecure) {
+            execute(request, lease: lease, trail: trail, deadline: deadline, notes: notes)
             return
         }
         // The address check comes before any connection, on every hop; it may resolve the host.
+        downloader.policyCheckTaskCount.add(1, ordering: .relaxed)
         let check = Task {
             do throws(WebImageError) {
                 let lease = try await downloader.clientLease(for: request.url, insecure: insecure)

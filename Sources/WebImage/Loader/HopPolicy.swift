@@ -49,4 +49,14 @@ public struct HopPolicy: Sendable {
         }
         return try await addresses?.check(url)
     }
+
+    /// ``check(_:)`` when it needs no name lookup, decided now; `nil` when the host must
+    /// be resolved.
+    func checkWithoutLookup(_ url: URL) -> Result<IPAddress?, WebImageError>? {
+        if let sources, !sources.allows(url) {
+            return .failure(WebImageError(.sourceNotAllowed, "\(url.redactedForLog) is not an allowed source"))
+        }
+        guard let addresses else { return .success(nil) }
+        return addresses.checkWithoutLookup(url)
+    }
 }

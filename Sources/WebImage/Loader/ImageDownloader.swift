@@ -49,6 +49,8 @@ public final class ImageDownloader: ImageLoader {
     let scheduler: Mutex<DownloadScheduler>
     let clients: DownloadClients
     let cookieJar = CookieJar()
+    /// Hops whose policy check needed a task of its own (a host name to resolve).
+    let policyCheckTaskCount = Atomic<Int>(0)
     private let broadcaster = EventBroadcaster<DownloadEvent>()
     static let logger = Logger(label: "WebImage.ImageDownloader")
     private let isShared: Bool
@@ -247,4 +249,10 @@ public final class ImageDownloader: ImageLoader {
     func emit(_ event: DownloadEvent) {
         broadcaster.yield(event)
     }
+}
+
+extension ImageDownloader {
+    /// How many hops checked their ``HopPolicy`` in a task of their own: only those whose
+    /// host must be resolved (tests count the tasks a transfer starts).
+    package var policyCheckTasks: Int { policyCheckTaskCount.load(ordering: .relaxed) }
 }

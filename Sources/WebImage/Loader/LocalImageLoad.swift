@@ -34,30 +34,24 @@ enum CancellableLoad {
     static func run<T: Sendable>(
         token: ImageLoadToken?, _ work: @escaping @Sendable () async throws(WebImageError) -> T
     ) async throws(WebImageError) -> T {
-        let waiter = Mutex<CheckedContinuation<Result<T, WebImageError>, Never>?>(nil)
-        let resume: @Sendable (Result<T, WebImageError>) -> Void = { result in
-            waiter.withLock { $0.take() }?.resume(returning: result)
-        }
         let slot = CancellationSlot()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                waiter.withLock { $0 = continuation }
-                let task = Task {
-                    do throws(WebImageError) {
-                        resume(.success(try await work()))
-                    } catch {
-                        resume(.failure(error))
-                    }
-                }
-                let cancel: @Sendable () -> Void = {
-                    task.cancel()
-                    resume(.failure(.cancelled()))
-                }
-                slot.set(cancel)
-                token?.onCancel(cancel)
-            }
-        } onCancel: {
+        let result = await FirstOf<Result<T, WebImageError>>.value(cancelled: {
             slot.cancel()
+            return .failure(.cancelled())
+        }) { box in
+            let task = Task {
+                do throws(WebImageError) {
+                    box.resume(.success(try await work()))
+                } catch {
+                    box.resume(.failure(error))
+                }
+            }
+            let cancel: @Sendable () -> Void = {
+                task.cancel()
+                box.resume(.failure(.cancelled()))
+            }
+            slot.set(cancel)
+            token?.onCancel(cancel)
         }
         return try result.get()
     }

@@ -31,40 +31,19 @@ public struct SystemHostResolver: HostResolving {
     }
 
     public func addresses(for host: String, port: Int) async throws(WebImageError) -> [IPAddress] {
-        // The lookup, the timer and a cancellation race to resume the caller once; the
+        // The lookup, the deadline and a cancellation race to answer the caller once; the
         // loser's answer is dropped. The lookup is not awaited past that: a stuck
         // getaddrinfo keeps its pool thread, never its caller.
-        let pending = Mutex<CheckedContinuation<Result<[IPAddress], WebImageError>, Never>?>(nil)
-        let timer = Mutex<Task<Void, Never>?>(nil)
-        let finish: @Sendable (Result<[IPAddress], WebImageError>) -> Void = { result in
-            pending.withLock { $0.take() }?.resume(returning: result)
-            timer.withLock { $0.take() }?.cancel()
-        }
         let timeout = self.timeout
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                pending.withLock { $0 = continuation }
-                if Task.isCancelled {
-                    finish(.failure(WebImageError.cancelled("The lookup of \(host) was cancelled")))
-                    return
-                }
-                let queued = pool.submit { finish(Self.lookup(host, port: port)) }
-                guard queued else {
-                    finish(.failure(WebImageError(.cannotFindHost, "Too many lookups are waiting; \(host) was not looked up")))
-                    return
-                }
-                let sleeper = Task {
-                    try? await Task.sleep(for: timeout)
-                    if !Task.isCancelled {
-                        finish(.failure(WebImageError(.cannotFindHost, "Looking up \(host) took longer than \(timeout)")))
-                    }
-                }
-                timer.withLock { $0 = sleeper }
-                // The lookup may have finished before the timer was stored.
-                if pending.withLock({ $0 == nil }) { timer.withLock { $0.take() }?.cancel() }
+        let result = await FirstOf<Result<[IPAddress], WebImageError>>.value(
+            deadline: .now + timeout,
+            timedOut: { .failure(WebImageError(.cannotFindHost, "Looking up \(host) took longer than \(timeout)")) },
+            cancelled: { .failure(WebImageError.cancelled("The lookup of \(host) was cancelled")) }
+        ) { box in
+            let queued = pool.submit { box.resume(Self.lookup(host, port: port)) }
+            if !queued {
+                box.resume(.failure(WebImageError(.cannotFindHost, "Too many lookups are waiting; \(host) was not looked up")))
             }
-        } onCancel: {
-            finish(.failure(WebImageError.cancelled("The lookup of \(host) was cancelled")))
         }
         switch result {
         case .success(let addresses) where !addresses.isEmpty: return addresses

@@ -177,3 +177,27 @@ struct ImageDownloaderAddressGuardTests {
         await origin.shutdown()
     }
 }
+
+/// Which hops are checked without a task of their own.
+@Suite("ImageDownloader: policy checks start a task only to resolve a name", .timeLimit(.minutes(1)))
+struct PolicyCheckTaskTests {
+    @Test("an address literal or a host allowed by name starts no task; a host name to resolve does")
+    func tasksOnlyForLookups() async throws {
+        let allowNetwork = AddressPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))])
+        try await LoaderTestKit.withOrigin(LoaderTestKit.config { $0.hopPolicy.addresses = allowNetwork }) { origin, downloader in
+            let (bytes, _) = LoaderTestKit.rawImage()
+            origin.route("/a.raw", .init(body: bytes))
+            _ = try await downloader.loadImage(with: origin.url("/a.raw"))
+            #expect(downloader.policyCheckTasks == 0)
+            _ = try await downloader.loadImage(with: try #require(URL(string: "http://localhost:\(origin.port)/a.raw?2")))
+            #expect(downloader.policyCheckTasks == 1)
+        }
+        let allowName = AddressPolicy(allowedHosts: ["localhost"])
+        try await LoaderTestKit.withOrigin(LoaderTestKit.config { $0.hopPolicy.addresses = allowName }) { origin, downloader in
+            let (bytes, _) = LoaderTestKit.rawImage()
+            origin.route("/a.raw", .init(body: bytes))
+            _ = try await downloader.loadImage(with: try #require(URL(string: "http://localhost:\(origin.port)/a.raw")))
+            #expect(downloader.policyCheckTasks == 0)
+        }
+    }
+}
