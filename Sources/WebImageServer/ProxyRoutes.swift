@@ -21,7 +21,8 @@ import Prometheus
 struct ProxyRoutes: Sendable {
     let proxy: ImageProxy
     let metrics: PrometheusCollectorRegistry?
-    let galleryPage: String
+    /// The gallery's HTML, made once: the page is the same for every request.
+    let galleryPage: Data
 
     init(proxy: ImageProxy, metrics: PrometheusCollectorRegistry?) {
         self.proxy = proxy
@@ -31,10 +32,10 @@ struct ProxyRoutes: Sendable {
         let prefix = proxy.config.language.pathPrefix
         // The playground only where URLs are not signed (see Gallery). Signatures are as
         // long as the server checks them (`--signature-size`), after the path prefix.
-        galleryPage = Gallery.html(playground: pair == nil, pathPrefix: prefix) { path in
+        galleryPage = Data(Gallery.html(playground: pair == nil, pathPrefix: prefix) { path in
             guard let pair else { return prefix + "/unsafe" + path }
             return prefix + "/" + URLSigner.signature(of: path, with: pair, size: size) + path
-        }
+        }.utf8)
     }
 
     /// The router; the middleware comes first because a route takes the middleware added
@@ -49,7 +50,7 @@ struct ProxyRoutes: Sendable {
         }
         router.get("/metrics") { _, _ in try metricsPage() }
         router.get("/gallery") { _, _ in
-            Response(ProxyResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Data(galleryPage.utf8)))
+            Response(ProxyResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: galleryPage))
         }
         router.get("/examples/:name") { _, context in try example(context.parameters.get("name")) }
         router.get("/") { _, _ -> Response in throw ProxyError.notFound.http }
