@@ -17,9 +17,9 @@ import Synchronization
 /// every cache, in every process, that uses it. A write that takes the total over
 /// ``maxBytes`` trims right away, in the same locked step: the least recently read
 /// entries of all member directories go until the total is at most ``trimTarget``.
-/// So the root never holds more than ``maxBytes`` plus the files being written at that
-/// moment (their temporary or unnamed files are not counted until they are linked or
-/// renamed into place).
+/// So outside a write's own locked step (the new entry linked, then the trim) the root
+/// never holds more than ``maxBytes`` of entries; files being written are unnamed or
+/// hidden, and not counted, until they are linked or renamed into place.
 ///
 /// Entries not read for ``maxAge`` seconds are removed by the same pass, run at least
 /// every ``sweepInterval`` while writes happen and when a member cache opens. The

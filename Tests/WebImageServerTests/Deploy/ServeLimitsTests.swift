@@ -27,6 +27,23 @@ struct ServeLimitsTests {
         return (entries, all)
     }
 
+    /// ``usage(_:)`` once two walks 100 ms apart agree (the background writes are done), at
+    /// most 10 s; throws when the directory never settles.
+    struct Unsettled: Error, CustomStringConvertible {
+        let description = "the cache directory still changed after 10 s without requests"
+    }
+
+    static func settledUsage(_ directory: URL) async throws -> (entries: Int, all: Int) {
+        var last = usage(directory)
+        for _ in 0..<100 {
+            try await Task.sleep(for: .milliseconds(100))
+            let now = usage(directory)
+            if now == last { return now }
+            last = now
+        }
+        throw Unsettled()
+    }
+
     static func path(_ source: URL, _ options: String, ext: String) -> String {
         let encoded = Data(source.absoluteString.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
@@ -70,8 +87,10 @@ struct ServeLimitsTests {
                 }
                 for try await status in group { #expect(status == 200) }
             }
-            let used = Self.usage(cache)
-            // Result writes finish in the background: at most the ones in flight are unaccounted.
+            // Result writes finish in the background, each linking its entry and then trimming
+            // in one locked step; a directory walk is no snapshot, so one that overlaps such a
+            // step can add a file already trimmed to one just linked. Read when the writes are done.
+            let used = try await Self.settledUsage(cache)
             #expect(used.entries <= limit, "batch \(batch): \(used.entries) bytes of entries")
             #expect(used.all <= limit + 12 * 200_000, "batch \(batch): \(used.all) bytes in all")
         }
