@@ -59,9 +59,9 @@ extension ImageProxy {
             Self.resultHits.increment()
             return hit
         }
-        let work: @Sendable () async -> Result<InfoResult, ProxyError> = { [self] in
+        let work: @Sendable (ContinuousClock.Instant) async -> Result<InfoResult, ProxyError> = { [self] deadline in
             do throws(ProxyError) {
-                return try await slots.admit(units: 1) { await makeInfo(request, key: key) }
+                return try await slots.admit(units: 1, deadline: deadline) { await makeInfo(request, key: key, deadline: deadline) }
             } catch {
                 return .failure(error)
             }
@@ -70,9 +70,12 @@ extension ImageProxy {
     }
 
     /// Fetches the source, reads it and caches the JSON. Runs in a transform slot.
-    private func makeInfo(_ request: InfoURL, key: String) async -> Result<InfoResult, ProxyError> {
+    private func makeInfo(
+        _ request: InfoURL, key: String, deadline: ContinuousClock.Instant
+    ) async -> Result<InfoResult, ProxyError> {
         do throws(ProxyError) {
-            let source = try await sources.image(for: request.source)
+            let source = try await sources.image(for: request.source, deadline: deadline)
+            if ContinuousClock.now >= deadline { throw .requestTimedOut }
             let header = ImageHeader(source.data)
             if let header {
                 let (pixels, overflow) = header.storedSize.width.multipliedReportingOverflow(by: header.storedSize.height)

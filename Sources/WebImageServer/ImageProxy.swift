@@ -23,11 +23,15 @@ import WebImageCodecs
 /// Threads: the calling task does parsing and cache lookups; DNS on the resolver's pool;
 /// network on AsyncHTTPClient's event loops; decode, render and encode on
 /// ``WebImageCodecs/DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
-/// writes on each cache's queue. A render runs in one task of its own (so it outlives a
-/// client that leaves, for the others and the cache); its source fetch runs on that task,
-/// and the request waits on a continuation whose deadline is a timer, not a task. A
-/// request whose client goes away (its task is cancelled) stops waiting; a render nobody
-/// waits for any more is cancelled, freeing its slot and memory. Call ``shutdown()`` when done.
+/// writes on each cache's queue. A render runs on the task of the first request that asks
+/// for it, as imgproxy renders on the request's goroutine, and its source fetch on that
+/// task too: a cold request starts no task of its own. Requests joining a render wait on a
+/// continuation whose deadline is a timer; the first one checks its deadline between the
+/// stages (the transform slot, the fetch, the memory budget), so a timeout answers 504 at
+/// the next stage boundary, never in the middle of a decode. A request whose client goes
+/// away (its task is cancelled) stops: its render is cancelled at the next stage, freeing
+/// its slot and memory, and the longest-waiting request for the same result, if any, runs
+/// it again on its own task. Call ``shutdown()`` when done.
 public final class ImageProxy: Sendable {
     public let config: ProxyConfig
     /// The gallery's pictures (`/examples/NAME`).
@@ -45,9 +49,10 @@ public final class ImageProxy: Sendable {
     let sourceDisk: DiskCache?
     let results: ResultCache?
     let budget: DiskBudget?
-    let renders = SingleFlight<String, Result<RenderedImage, ProxyError>>()
-    /// `/info` answers being made, by key.
-    let infos = SingleFlight<String, Result<InfoResult, ProxyError>>()
+    /// Renders being made, by key, each on its first caller's task.
+    let renders = SingleFlight<String, Result<RenderedImage, ProxyError>>(runningWork: .firstCaller)
+    /// `/info` answers being made, by key, each on its first caller's task.
+    let infos = SingleFlight<String, Result<InfoResult, ProxyError>>(runningWork: .firstCaller)
     /// Transform slots: how many requests fetch and render at once.
     let slots: AdmissionGate
     /// Bytes of decoded pixels in flight.
@@ -219,9 +224,11 @@ public final class ImageProxy: Sendable {
             Self.resultHits.increment()
             return hit
         }
-        let work: @Sendable () async -> Result<RenderedImage, ProxyError> = { [self] in
+        let work: @Sendable (ContinuousClock.Instant) async -> Result<RenderedImage, ProxyError> = { [self] deadline in
             do throws(ProxyError) {
-                return try await slots.admit(units: 1) { await make(request, choice: choice, key: key) }
+                return try await slots.admit(units: 1, deadline: deadline) {
+                    await make(request, choice: choice, key: key, deadline: deadline)
+                }
             } catch {
                 return .failure(error)
             }
@@ -229,30 +236,37 @@ public final class ImageProxy: Sendable {
         return try await shared(renders, key: key, work)
     }
 
-    /// The result of `work` for `key` from `flight`, waited for until the request timeout
-    /// (``ProxyError/requestTimedOut``; the work goes on for the other waiters). The wait
-    /// is a timer on the request's own task: no task is started for the deadline.
+    /// The result of `work` for `key` from `flight`, within the request timeout
+    /// (``ProxyError/requestTimedOut``). The first caller runs `work` on its own task and
+    /// passes it the deadline to check between stages; a joiner waits on a timer (no task)
+    /// and stops waiting at the deadline while the work goes on for the others.
     func shared<T: Sendable>(
         _ flight: SingleFlight<String, Result<T, ProxyError>>, key: String,
-        _ work: @escaping @Sendable () async -> Result<T, ProxyError>
+        _ work: @escaping @Sendable (ContinuousClock.Instant) async -> Result<T, ProxyError>
     ) async throws(ProxyError) -> T {
         let deadline = ContinuousClock.now + .milliseconds(Int64(config.requestTimeout * 1000))
         let result: Result<T, ProxyError>
         do {
-            result = try await flight.value(forKey: key, deadline: deadline, work)
+            result = try await flight.value(forKey: key, deadline: deadline) { await work(deadline) }
         } catch {
             throw ProxyError(waiting: error)
         }
         return try result.get()
     }
 
-    /// Fetches, plans, renders and caches one result. Runs in a transform slot.
-    private func make(_ request: ProxyURL, choice: OutputChoice, key: String) async -> Result<RenderedImage, ProxyError> {
+    /// Fetches, plans, renders and caches one result. Runs in a transform slot, on the
+    /// task of the request that asked first; gives up with ``ProxyError/requestTimedOut``
+    /// at the first stage boundary past `deadline` (a decode under way is finished, then
+    /// its result kept).
+    private func make(
+        _ request: ProxyURL, choice: OutputChoice, key: String, deadline: ContinuousClock.Instant
+    ) async -> Result<RenderedImage, ProxyError> {
         let start = ContinuousClock.now
         Self.renderCount.increment()
         do throws(ProxyError) {
             let options = request.options
-            let source = try await sources.image(for: request.source)
+            let source = try await sources.image(for: request.source, deadline: deadline)
+            if ContinuousClock.now >= deadline { throw .requestTimedOut }
             if let limit = options.maxSourceFileSize, limit > 0, source.data.count > limit {
                 throw ProxyError(WebImageError(.responseTooLarge, "The source has more than \(limit) bytes"))
             }
@@ -268,7 +282,7 @@ public final class ImageProxy: Sendable {
                     output: config.output, watermark: watermarkImage)
                 try Self.typed { () throws(WebImageError) in try renderer.checkPlannedOutput(header) }
                 let peak = MemoryEstimate.peakBytes(renderer: renderer, header: header, config: config)
-                output = try await memory.admit(units: peak) { [memory] in
+                output = try await memory.admit(units: peak, deadline: deadline) { [memory] in
                     Self.memoryReserved.record(memory.usedUnits)
                     Self.memoryWaits.record(memory.admittedAfterWaiting)
                     return await Self.decodeQueueResult { () throws(WebImageError) -> ImageRenderer.Output in

@@ -15,11 +15,16 @@ extension ProxyError {
 }
 
 extension AdmissionGate {
-    /// ``run(units:deadline:_:)`` with the proxy's errors.
-    func admit<T: Sendable>(units: Int, _ work: () async -> T) async throws(ProxyError) -> T {
+    /// ``run(units:deadline:_:)`` with the proxy's errors: a wait that reaches the
+    /// request's `deadline` is the request timing out (504), one that reaches the gate's
+    /// own ``maxWait`` first is an overload (503).
+    func admit<T: Sendable>(
+        units: Int, deadline: ContinuousClock.Instant? = nil, _ work: () async -> T
+    ) async throws(ProxyError) -> T {
         do {
-            return try await run(units: units, work)
+            return try await run(units: units, deadline: deadline, work)
         } catch {
+            if error == .timedOut, let deadline, ContinuousClock.now >= deadline { throw .requestTimedOut }
             throw ProxyError(admission: error)
         }
     }

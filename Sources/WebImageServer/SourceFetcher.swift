@@ -56,8 +56,11 @@ final class SourceFetcher: Sendable {
 
     /// The bytes of `url`.
     ///
+    /// - Parameter deadline: when a request joining a fetch already under way stops waiting
+    ///   (``ProxyError/requestTimedOut``); the caller running the fetch is bounded by the
+    ///   downloader's own timeout.
     /// - Throws: the ``ProxyError`` of the download or of a refused source.
-    func image(for url: URL) async throws(ProxyError) -> SourceImage {
+    func image(for url: URL, deadline: ContinuousClock.Instant? = nil) async throws(ProxyError) -> SourceImage {
         let location = try SourceLocation(url, querySeparator: querySeparator)
         if case .example = location {
             guard let example = examples.image(for: url) else {
@@ -69,9 +72,9 @@ final class SourceFetcher: Sendable {
         if case .http = location, let hit = memory?.value(forKey: key) { return hit }
         let result: Result<SourceImage, ProxyError>
         do {
-            result = try await fetches.value(forKey: key) { [self] in await load(location, url: url, key: key) }
+            result = try await fetches.value(forKey: key, deadline: deadline) { [self] in await load(location, url: url, key: key) }
         } catch {
-            throw .clientClosedRequest
+            throw ProxyError(waiting: error)
         }
         return try result.get()
     }
