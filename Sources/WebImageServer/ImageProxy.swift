@@ -50,9 +50,9 @@ public final class ImageProxy: Sendable {
     let results: ResultCache?
     let budget: DiskBudget?
     /// Renders being made, by key, each on its first caller's task.
-    let renders = SingleFlight<String, Result<RenderedImage, ProxyError>>(runningWork: .firstCaller)
+    let renders = SingleFlight<String, Result<RenderedImage, ProxyError>>()
     /// `/info` answers being made, by key, each on its first caller's task.
-    let infos = SingleFlight<String, Result<InfoResult, ProxyError>>(runningWork: .firstCaller)
+    let infos = SingleFlight<String, Result<InfoResult, ProxyError>>()
     /// Transform slots: how many requests fetch and render at once.
     let slots: AdmissionGate
     /// Bytes of decoded pixels in flight.

@@ -37,7 +37,7 @@ final class SourceFetcher: Sendable {
     /// `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`.
     let querySeparator: String
     /// One fetch per source, run on the task of the render that asked first: no task of its own.
-    let fetches = SingleFlight<String, Result<SourceImage, ProxyError>>(runningWork: .firstCaller)
+    let fetches = SingleFlight<String, Result<SourceImage, ProxyError>>()
     /// S3 revalidations answered 304 (tests, metrics).
     let s3NotModified = Atomic<Int>(0)
 

@@ -29,7 +29,7 @@ public final class CachingHostResolver: HostResolving {
 
     private let answers = Mutex<[String: Answer]>([:])
     /// Lookups in progress: one per name, however many callers wait for it.
-    private let lookupsInFlight = SingleFlight<String, Result<[IPAddress], WebImageError>>(runningWork: .firstCaller)
+    private let lookupsInFlight = SingleFlight<String, Result<[IPAddress], WebImageError>>()
     private let lookups = Atomic<Int>(0)
 
     /// Wraps `base`; `capacity` is raised to at least 1.

@@ -48,37 +48,6 @@ struct SingleFlightTests {
         #expect(gate.runs == 2 && flight.startedCount == 2 && flight.runningCount == 0)
     }
 
-    @Test("a waiter that is cancelled stops waiting at once; the work goes on for the others")
-    func oneLeaves() async throws {
-        let flight = SingleFlight<String, Int>()
-        let gate = Gate()
-        let first = Task { try await flight.value(forKey: "k", gate.work(7)) }
-        try await Self.waitUntil { gate.runs == 1 }
-        let second = Task { try await flight.value(forKey: "k", gate.work(8)) }
-        try await Task.sleep(for: .milliseconds(20))
-        first.cancel()
-        await #expect(throws: WaitError.cancelled) { try await first.value }
-        #expect(gate.cancels == 0 && flight.runningCount == 1)
-        gate.open()
-        #expect(try await second.value == 7)
-        #expect(gate.runs == 1)
-    }
-
-    @Test("when the last waiter leaves the work is cancelled, and the next caller starts anew")
-    func lastLeaves() async throws {
-        let flight = SingleFlight<String, Int>()
-        let gate = Gate()
-        let callers = (0..<3).map { _ in Task { try await flight.value(forKey: "k", gate.work(1)) } }
-        try await Self.waitUntil { gate.runs == 1 }
-        for caller in callers { caller.cancel() }
-        for caller in callers { await #expect(throws: WaitError.cancelled) { try await caller.value } }
-        try await Self.waitUntil { gate.cancels == 1 }
-        #expect(flight.runningCount == 0)
-        gate.open()
-        #expect(try await flight.value(forKey: "k", gate.work(2)) == 2)
-        #expect(gate.runs == 2)
-    }
-
     @Test("a deadline ends one caller's wait with timedOut; the work finishes for a caller without one")
     func deadline() async throws {
         let flight = SingleFlight<String, Int>()
@@ -95,17 +64,6 @@ struct SingleFlightTests {
         #expect(try await patient.value == 3)
     }
 
-    @Test("a lone caller whose deadline passes cancels the work")
-    func deadlineAlone() async throws {
-        let flight = SingleFlight<String, Int>()
-        let gate = Gate()
-        await #expect(throws: WaitError.timedOut) {
-            try await flight.value(forKey: "k", deadline: .now + .milliseconds(50), gate.work(1))
-        }
-        try await Self.waitUntil { gate.cancels == 1 }
-        #expect(flight.runningCount == 0)
-    }
-
     @Test("a caller already cancelled starts nothing")
     func alreadyCancelled() async throws {
         let flight = SingleFlight<String, Int>()
@@ -118,30 +76,22 @@ struct SingleFlightTests {
         #expect(flight.startedCount == 0 && flight.runningCount == 0)
     }
 
-    @Test("a flood of joins and cancellations leaves nothing behind")
-    func flood() async throws {
-        let flight = SingleFlight<Int, Int>()
-        await withTaskGroup(of: Void.self) { group in
-            for i in 0..<500 {
-                group.addTask {
-                    let task = Task { try await flight.value(forKey: i % 7) { await Task.yield(); return i % 7 } }
-                    if i % 4 == 0 { task.cancel() }
-                    if let value = try? await task.value { #expect(value == i % 7) }
+    @TaskLocal static var caller = 0
+
+    @Test("the work runs on the first caller's task, no task is started, joiners share it")
+    func runsHere() async throws {
+        let flight = SingleFlight<String, Int>()
+        let gate = Gate()
+        let tasks = Mutex<(caller: Int?, work: Int?)>((nil, nil))
+        let first = Task {
+            tasks.withLock { $0.caller = withUnsafeCurrentTask { $0?.hashValue } }
+            return try await Self.$caller.withValue(1) {
+                try await flight.value(forKey: "k") {
+                    tasks.withLock { $0.work = withUnsafeCurrentTask { $0?.hashValue } }
+                    return await gate.work(Self.caller)()
                 }
             }
         }
-        #expect(flight.runningCount == 0)
-    }
-
-    // MARK: Work on the first caller's task
-
-    @TaskLocal static var caller = 0
-
-    @Test("firstCaller: the work runs on the first caller's task, no task is started, joiners share it")
-    func runsHere() async throws {
-        let flight = SingleFlight<String, Int>(runningWork: .firstCaller)
-        let gate = Gate()
-        let first = Task { try await Self.$caller.withValue(1) { try await flight.value(forKey: "k") { await gate.work(Self.caller)() } } }
         try await Self.waitUntil { gate.runs == 1 }
         let joiners = (2..<6).map { i in
             Task { try await Self.$caller.withValue(i) { try await flight.value(forKey: "k") { await gate.work(Self.caller)() } } }
@@ -150,12 +100,15 @@ struct SingleFlightTests {
         gate.open()
         #expect(try await first.value == 1)
         for joiner in joiners { #expect(try await joiner.value == 1) }
-        #expect(gate.runs == 1 && flight.tasksStarted == 0 && flight.runningCount == 0)
+        #expect(gate.runs == 1 && flight.runningCount == 0)
+        // The same task, not a child or a new one (a task-local would not tell: tasks inherit them).
+        let seen = tasks.withLock { $0 }
+        #expect(seen.caller != nil && seen.work == seen.caller)
     }
 
-    @Test("firstCaller: when the first caller leaves, a waiter takes over and still gets an answer")
+    @Test("when the first caller leaves, a waiter takes over and still gets an answer")
     func takeOver() async throws {
-        let flight = SingleFlight<String, Int>(runningWork: .firstCaller)
+        let flight = SingleFlight<String, Int>()
         let gate = Gate()
         let first = Task { try await Self.$caller.withValue(1) { try await flight.value(forKey: "k") { await gate.work(Self.caller)() } } }
         try await Self.waitUntil { gate.runs == 1 }
@@ -169,12 +122,12 @@ struct SingleFlightTests {
         gate.open()
         #expect(try await second.value == 2)
         #expect(try await third.value == 2)
-        #expect(flight.startedCount == 2 && flight.tasksStarted == 0 && flight.runningCount == 0)
+        #expect(flight.startedCount == 2 && flight.runningCount == 0)
     }
 
-    @Test("firstCaller: a joiner that leaves stops waiting at once; the run goes on")
+    @Test("a joiner that leaves stops waiting at once; the run goes on")
     func joinerLeaves() async throws {
-        let flight = SingleFlight<String, Int>(runningWork: .firstCaller)
+        let flight = SingleFlight<String, Int>()
         let gate = Gate()
         let first = Task { try await flight.value(forKey: "k", gate.work(1)) }
         try await Self.waitUntil { gate.runs == 1 }
@@ -187,9 +140,9 @@ struct SingleFlightTests {
         #expect(gate.runs == 1)
     }
 
-    @Test("firstCaller: a first caller leaving alone frees the key for the next caller")
+    @Test("a first caller leaving alone frees the key for the next caller")
     func leaderAlone() async throws {
-        let flight = SingleFlight<String, Int>(runningWork: .firstCaller)
+        let flight = SingleFlight<String, Int>()
         let gate = Gate()
         let first = Task { try await flight.value(forKey: "k", gate.work(1)) }
         try await Self.waitUntil { gate.runs == 1 }
@@ -200,9 +153,9 @@ struct SingleFlightTests {
         #expect(try await flight.value(forKey: "k", gate.work(2)) == 2)
     }
 
-    @Test("firstCaller: a flood of joins, takeovers and cancellations leaves nothing behind and everyone left answered")
+    @Test("a flood of joins, takeovers and cancellations leaves nothing behind and everyone left answered")
     func floodHere() async throws {
-        let flight = SingleFlight<Int, Int>(runningWork: .firstCaller)
+        let flight = SingleFlight<Int, Int>()
         await withTaskGroup(of: Void.self) { group in
             for i in 0..<500 {
                 group.addTask {
@@ -212,6 +165,6 @@ struct SingleFlightTests {
                 }
             }
         }
-        #expect(flight.runningCount == 0 && flight.tasksStarted == 0)
+        #expect(flight.runningCount == 0)
     }
 }
