@@ -32,6 +32,9 @@ struct DownloadCaller: Sendable {
     var wantsPartials: Bool {
         options.contains(.progressiveLoad) && decodeKey != .dataOnly && observer.partialImage != nil
     }
+
+    /// Whether the body's chunks matter to this caller: it observes progress or wants partial images.
+    var watchesBody: Bool { observer.progress != nil || wantsPartials }
 }
 
 /// A final result for one caller, to hand over once the downloader's lock is released.

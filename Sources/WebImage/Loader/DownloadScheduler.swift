@@ -79,13 +79,16 @@ struct DownloadScheduler {
             entries[id]?.pendingDecodes.insert(caller.decodeKey)
             return .waiting(id: id, start: [], decode: (caller.decodeKey, caller.coder, entry.transfer, data))
         }
-        if let id = joinable[key], entries[id] != nil {
+        if let id = joinable[key], let entry = entries[id] {
             entries[id]?.callers.append(caller)
+            if caller.watchesBody { entry.transfer.markWatched() }
             if entries[id]?.phase == .queued, let priority = entries[id]?.priority { queue.setPriority(id, to: priority) }
             return .waiting(id: id, start: [])
         }
         let id = makeID()
-        entries[id] = Entry(transfer: make(id), callers: [caller])
+        let transfer = make(id)
+        if caller.watchesBody { transfer.markWatched() }
+        entries[id] = Entry(transfer: transfer, callers: [caller])
         joinable[key] = id
         queue.insert(id, priority: caller.priority)
         return .waiting(id: id, start: startQueued())

@@ -47,6 +47,16 @@ final class DownloadTransfer: Sendable {
         var firstStartedAt = ContinuousClock.now
     }
     private let state = Mutex(State())
+    /// Whether a caller of this transfer observes progress or partial images; set under
+    /// the downloader's lock when one joins, read without it per body chunk, so a transfer
+    /// nobody watches does not take the downloader's lock for every chunk.
+    private let watched = Atomic<Bool>(false)
+
+    /// Whether a caller observes progress or partial images (see ``markWatched()``).
+    var isWatched: Bool { watched.load(ordering: .relaxed) }
+
+    /// A caller that observes progress or partial images joined.
+    func markWatched() { watched.store(true, ordering: .relaxed) }
 
     init(id: UInt64, url: URL, key: String, request: ImageDownloadRequest, options: DownloaderOptions,
          context: ImageLoaderContext, downloader: ImageDownloader) {

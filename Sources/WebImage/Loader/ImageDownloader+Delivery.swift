@@ -31,6 +31,7 @@ extension ImageDownloader {
     /// Reports `received` bytes to the callers that asked for progress; at most once per
     /// ``DownloaderConfig/minimumProgressInterval`` unless `force`.
     func reportProgress(of transfer: DownloadTransfer, received: Int, expected: Int, force: Bool) {
+        guard transfer.isWatched else { return }
         let observers = scheduler.withLock {
             $0.progress(of: transfer.id, received: received, interval: config.minimumProgressInterval, force: force, now: .now)
         }
@@ -40,6 +41,7 @@ extension ImageDownloader {
     /// A body chunk arrived (on the event loop): progress, and a partial decode of the
     /// bytes so far when a caller wants partial images and none is running.
     func chunkArrived(of transfer: DownloadTransfer, received: Int, expected: Int, data: Data, http: HTTPResponseInfo) {
+        guard transfer.isWatched else { return }
         let (observers, claim) = scheduler.withLock { s in
             (s.progress(of: transfer.id, received: received, interval: config.minimumProgressInterval, force: false, now: .now),
              s.claimPartialDecode(of: transfer.id))
@@ -77,8 +79,8 @@ extension ImageDownloader {
                 outcome = .failure(.badImageData(message))
             }
         }
-        let end = scheduler.withLock { $0.fetchEnded(transfer.id, outcome) }
-        reportQueue()
+        let (end, counts) = scheduler.withLock { ($0.fetchEnded(transfer.id, outcome), ($0.running, $0.queuedCount)) }
+        Self.record(running: counts.0, queued: counts.1)
         for next in end.start { next.start() }
         // Events first, so a caller that reacts to its result sees this transfer's events
         // before those of a transfer it starts.

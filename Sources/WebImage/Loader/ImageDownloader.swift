@@ -196,16 +196,17 @@ public final class ImageDownloader: ImageLoader {
     func join(
         _ prepared: Prepared, observer: ImageLoadObserver, completion: DownloadCaller.Completion
     ) -> (@Sendable () -> Void)? {
-        let (callerID, join) = scheduler.withLock { s in
+        let (callerID, join, running, queued) = scheduler.withLock { s in
             let caller = DownloadCaller(
                 id: s.makeID(), options: prepared.options, priority: observer.token?.priority ?? prepared.options.priority,
                 decodeKey: prepared.decodeKey, coder: prepared.context.coders ?? config.coders, observer: observer,
                 completion: completion)
-            return (caller.id, s.join(caller, key: prepared.key) { id in
+            let join = s.join(caller, key: prepared.key) { id in
                 DownloadTransfer(
                     id: id, url: prepared.url, key: prepared.key, request: prepared.request, options: prepared.options,
                     context: prepared.context, downloader: self)
-            })
+            }
+            return (caller.id, join, s.running, s.queuedCount)
         }
         guard case .waiting(let transferID, let start, let delivery, let decode) = join else {
             let refused = DownloadCaller(
@@ -214,7 +215,7 @@ public final class ImageDownloader: ImageLoader {
             DownloadDelivery(refused, .failure(WebImageError(.invalidDownloadOperation, "The downloader was shut down"))).perform()
             return nil
         }
-        reportQueue()
+        Self.record(running: running, queued: queued)
         for transfer in start { transfer.start() }
         if let delivery {
             delivery.perform()
@@ -234,14 +235,18 @@ public final class ImageDownloader: ImageLoader {
     /// One caller left (its task or token was cancelled): it gets `cancelled`, and the
     /// transfer stops when it was the last.
     private func leave(_ callerID: UInt64, of transferID: UInt64) {
-        let (caller, abandoned) = scheduler.withLock { $0.leave(callerID, of: transferID) }
+        let (caller, abandoned, running, queued) = scheduler.withLock { s in
+            let (caller, abandoned) = s.leave(callerID, of: transferID)
+            return (caller, abandoned, s.running, s.queuedCount)
+        }
         abandoned?.cancel()
         if let caller { DownloadDelivery(caller, .failure(.cancelled())).perform() }
-        reportQueue()
+        Self.record(running: running, queued: queued)
     }
 
-    func reportQueue() {
-        let (running, queued) = scheduler.withLock { ($0.running, $0.queuedCount) }
+    /// Records the transfer counts read under the lock, after it is released (a metrics
+    /// backend is user code).
+    static func record(running: Int, queued: Int) {
         WebImageMetrics.downloadsInFlight.record(running)
         WebImageMetrics.downloadQueueLength.record(queued)
     }
