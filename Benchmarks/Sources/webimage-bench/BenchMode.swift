@@ -34,7 +34,7 @@ enum BenchMode: String, CaseIterable {
     /// Download and decode every URL listed in the input files (one per line),
     /// through a new `ImageDownloader` allowing `--concurrency` transfers; one sample = the whole list.
     case download
-    /// ``download`` with `DownloaderOptions.avoidDecodeImage`: the bodies only, no decode
+    /// ``download`` with `WebImageOptions.avoidDecodeImage`: the bodies only, no decode
     /// (the transfer curl is compared with).
     case downloadData = "download-data"
     /// Every URL of the input files through a new `ImageManager` (default options, cold

@@ -76,7 +76,7 @@ enum NetworkWork {
     /// Loads every URL concurrently; returns the decoded pixels (with `.avoidDecodeImage`,
     /// the bytes received). Any failure fails all.
     static func loadAll(_ urls: [URL], with downloader: ImageDownloader,
-                        options: DownloaderOptions = []) async throws -> Int {
+                        options: WebImageOptions = []) async throws -> Int {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for url in urls {
                 group.addTask {

@@ -114,7 +114,7 @@ public final class ImageCachesManager: ImageCaching {
     ///
     /// A hit with its encoded data is stored in the earlier members' memory and disk; a
     /// memory hit without data only in their memory, since re-encoding it would cost
-    /// more than the copy saves. A ``ImageCacheOptions/decodeFirstFrameOnly`` image is
+    /// more than the copy saves. A ``WebImageOptions/decodeFirstFrameOnly`` image is
     /// not kept in memory (it would stand in for the whole animation), and a thumbnail
     /// goes to memory under ``ImageCacheContext/memoryKey(forKey:)`` while the
     /// full-size data goes to disk under the key. The copy's memory part is done before

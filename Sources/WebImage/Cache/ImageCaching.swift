@@ -16,7 +16,7 @@ import Foundation
 /// (`queryImage(forKey:options:context:completion:)` and the others, delivered on a
 /// `DispatchQueue`) belong to ``ImageCachingCallbacks``, an adapter over these
 /// requirements in the `Callbacks` folder. The one thing that adapter cannot build from
-/// `async` requirements, SDWebImage's blocking query (``ImageCacheOptions/queryDiskDataSync``),
+/// `async` requirements, SDWebImage's blocking query (``WebImageOptions/queryDiskDataSync``),
 /// is the synchronous requirement ``queryImageSynchronously(forKey:options:context:)``,
 /// which a cache that cannot answer without suspending leaves at its default, `nil`.
 public protocol ImageCaching: Sendable {
@@ -30,21 +30,26 @@ public protocol ImageCaching: Sendable {
     /// cannot answer without suspending. The default is `nil`: callers then take what
     /// ``imageFromMemory(forKey:)`` has and await ``queryImage(forKey:options:context:)``.
     ///
-    /// Only the callback forms call it, for ``ImageCacheOptions/queryDiskDataSync`` and
-    /// ``ImageCacheOptions/queryMemoryDataSync`` (``WebImageOptions/queryDiskDataSync`` on
-    /// the manager), which SDWebImage code asks for explicitly. Never call it from
+    /// Only the callback forms call it, for ``WebImageOptions/queryDiskDataSync`` and
+    /// ``WebImageOptions/queryMemoryDataSync`` (on the manager's callback form too), which
+    /// SDWebImage code asks for explicitly. Never call it from
     /// `async` code: it blocks the thread.
     func queryImageSynchronously(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: ImageCacheContext
     ) -> ImageCacheQueryResult?
 
     /// Looks `key` up: memory first, then disk (decoding and keeping the result in memory).
+    ///
+    /// `options` are the manager's ``WebImageOptions``; a query reads only its bits
+    /// (``WebImageOptions/queryMemoryOnly``, ``WebImageOptions/queryDiskOnly``,
+    /// ``WebImageOptions/decodeFirstFrameOnly``, ``WebImageOptions/queryMemoryData`` and
+    /// the synchronous ones), and the manager passes no others.
     ///
     /// A miss is a success with ``ImageCacheType/none``.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the task was cancelled first.
     func queryImage(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: ImageCacheContext
     ) async throws(WebImageError) -> ImageCacheQueryResult
 
     /// The encoded data stored on disk for `key`, or `nil`.
@@ -94,7 +99,7 @@ public protocol ImageCaching: Sendable {
 extension ImageCaching {
     /// `nil`: this cache cannot answer a query without suspending.
     public func queryImageSynchronously(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: ImageCacheContext
     ) -> ImageCacheQueryResult? {
         nil
     }
@@ -106,7 +111,7 @@ extension ImageCaching {
 
     /// ``queryImage(forKey:options:context:)`` with the default context.
     public func queryImage(
-        forKey key: String, options: ImageCacheOptions
+        forKey key: String, options: WebImageOptions
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         try await queryImage(forKey: key, options: options, context: ImageCacheContext())
     }

@@ -29,16 +29,16 @@ extension ImageCachingCallbacks {
     /// The completion runs exactly once: with the result, or with
     /// ``WebImageCodecs/WebImageError/Code/cancelled`` when the operation is cancelled first. It runs on
     /// the caller's thread, before this returns, only when asked:
-    /// - ``ImageCacheOptions/queryMemorySync``: a memory hit (and a miss with
-    ///   ``ImageCacheOptions/queryMemoryOnly``), answered by ``ImageCaching/imageFromMemory(forKey:)``;
-    /// - ``ImageCacheOptions/queryDiskDataSync`` (and ``ImageCacheOptions/queryMemoryDataSync``
-    ///   with ``ImageCacheOptions/queryMemoryData``): the whole query, disk read and decode
+    /// - ``WebImageOptions/queryMemorySync``: a memory hit (and a miss with
+    ///   ``WebImageOptions/queryMemoryOnly``), answered by ``ImageCaching/imageFromMemory(forKey:)``;
+    /// - ``WebImageOptions/queryDiskDataSync`` (and ``WebImageOptions/queryMemoryDataSync``
+    ///   with ``WebImageOptions/queryMemoryData``): the whole query, disk read and decode
     ///   included, blocking the calling thread, when the cache answers
     ///   ``ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``ImageCache``
-    ///   does); otherwise a memory hit as with ``ImageCacheOptions/queryMemorySync``.
+    ///   does); otherwise a memory hit as with ``WebImageOptions/queryMemorySync``.
     @discardableResult
     public func queryImage(
-        forKey key: String, options: ImageCacheOptions = [], context: ImageCacheContext = .init(),
+        forKey key: String, options: WebImageOptions = [], context: ImageCacheContext = .init(),
         completion: @escaping CacheQueryOperation.Completion
     ) -> CacheQueryOperation {
         let operation = CacheQueryOperation(callbackQueue: context.callbackQueue ?? callbackQueue, completion: completion)
@@ -59,7 +59,7 @@ extension ImageCachingCallbacks {
 
     /// The answer the options ask to have before `queryImage` returns, if there is one.
     private func synchronousAnswer(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: ImageCacheContext
     ) -> ImageCacheQueryResult? {
         let blocking = options.contains(.queryDiskDataSync)
             || options.isSuperset(of: [.queryMemoryData, .queryMemoryDataSync])

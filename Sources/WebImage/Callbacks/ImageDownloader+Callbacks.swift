@@ -6,11 +6,11 @@ extension ImageDownloader: ImageLoaderCallbacks {
     /// ``callbackQueue``. See ``ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``.
     @discardableResult
     public func requestImage(
-        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext,
+        with url: URL?, options: WebImageOptions, context: ImageLoaderContext,
         progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
-        let token = ImageLoadToken(url: url, priority: options.priority)
+        let token = ImageLoadToken(url: url, priority: options.loadPriority)
         let prepared: Prepared
         do throws(WebImageError) {
             guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }

@@ -43,7 +43,7 @@ public protocol ImageLoaderCallbacks: ImageLoader {
     @discardableResult
     func requestImage(
         with url: URL?,
-        options: DownloaderOptions,
+        options: WebImageOptions,
         context: ImageLoaderContext,
         progress: ImageLoaderProgress?,
         completed: @escaping ImageLoaderCompletion
@@ -56,7 +56,7 @@ extension ImageLoaderCallbacks {
     @discardableResult
     public func requestImage(
         with url: URL?,
-        options: DownloaderOptions,
+        options: WebImageOptions,
         context: ImageLoaderContext,
         progress: ImageLoaderProgress?,
         completed: @escaping ImageLoaderCompletion
@@ -75,7 +75,7 @@ extension ImageLoaderCallbacks {
     /// ``WebImageCodecs/WebImageError/Code/invalidURL``.
     public func loadImage(
         with url: URL?,
-        options: DownloaderOptions = [],
+        options: WebImageOptions = [],
         context: ImageLoaderContext = ImageLoaderContext(),
         progress: @escaping ImageLoaderProgress
     ) async throws(WebImageError) -> ImageLoadResponse {
@@ -100,11 +100,11 @@ extension ImageLoader {
     /// ``loadImage(with:options:context:observer:)`` in a task and delivers on the
     /// context's callback queue, else on `callbackQueue`.
     func adaptedRequest(
-        with url: URL?, options: DownloaderOptions, context: ImageLoaderContext, progress: ImageLoaderProgress?,
+        with url: URL?, options: WebImageOptions, context: ImageLoaderContext, progress: ImageLoaderProgress?,
         callbackQueue: DispatchQueue, completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
-        let token = ImageLoadToken(url: url, priority: options.priority)
+        let token = ImageLoadToken(url: url, priority: options.loadPriority)
         guard let url else {
             gate.finish { completed(.failure(WebImageError(.invalidURL, "The image URL is nil"))) }
             return token

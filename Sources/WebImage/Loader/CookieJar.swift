@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The downloader's in-memory cookies, used only with ``DownloaderOptions/handleCookies``.
+/// The downloader's in-memory cookies, used only with ``WebImageOptions/handleCookies``.
 ///
 /// Deliberately small: name/value cookies scoped by host (or `Domain`), `Path` and
 /// `Secure`; `Max-Age=0` deletes one. Nothing is written to disk.

@@ -11,7 +11,7 @@ struct DownloadCaller: Sendable {
     }
 
     let id: UInt64
-    let options: DownloaderOptions
+    let options: WebImageOptions
     /// Starts as the options say; ``ImageLoadToken/priority`` changes it.
     var priority: ImageLoadPriority
     let decodeKey: DecodeKey

@@ -3,7 +3,7 @@ import NIOCore
 import Synchronization
 
 /// The downloader's HTTP clients, created on first use: one verifying certificates and,
-/// only for ``DownloaderOptions/allowInvalidSSLCertificates``, one that does not; plus,
+/// only for ``WebImageOptions/allowInvalidSSLCertificates``, one that does not; plus,
 /// under an ``AddressPolicy``, clients pinned to a checked address.
 ///
 /// A pinned client maps one host name to the address the policy checked

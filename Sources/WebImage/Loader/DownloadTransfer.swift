@@ -26,7 +26,7 @@ final class DownloadTransfer: Sendable {
     /// The request every attempt sends (before any `Range` header).
     let request: ImageDownloadRequest
     /// The network options and context of the caller that started the transfer.
-    let options: DownloaderOptions
+    let options: WebImageOptions
     let context: ImageLoaderContext
     private let downloader: ImageDownloader
 
@@ -58,7 +58,7 @@ final class DownloadTransfer: Sendable {
     /// A caller that observes progress or partial images joined.
     func markWatched() { watched.store(true, ordering: .relaxed) }
 
-    init(id: UInt64, url: URL, key: String, request: ImageDownloadRequest, options: DownloaderOptions,
+    init(id: UInt64, url: URL, key: String, request: ImageDownloadRequest, options: WebImageOptions,
          context: ImageLoaderContext, downloader: ImageDownloader) {
         self.id = id
         self.url = url

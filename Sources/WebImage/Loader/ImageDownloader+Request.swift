@@ -7,7 +7,7 @@ extension ImageDownloader {
     /// ``requestImage(with:options:context:progress:completed:)``, before the request is
     /// queued: what the modifier returns is part of the coalescing key.
     func makeRequest(
-        url: URL, options: DownloaderOptions, context: ImageLoaderContext
+        url: URL, options: WebImageOptions, context: ImageLoaderContext
     ) throws(WebImageError) -> ImageDownloadRequest {
         var headers = config.httpHeaders
         if let user = config.username, let password = config.password {
@@ -38,7 +38,7 @@ extension ImageDownloader {
     /// request modifier (credentials, cookies and validators included, so one user's
     /// private image never reaches another) and the TLS settings. Header order and the
     /// case of names do not matter.
-    static func coalescingKey(for request: ImageDownloadRequest, options: DownloaderOptions) -> String {
+    static func coalescingKey(for request: ImageDownloadRequest, options: WebImageOptions) -> String {
         var key = "GET " + request.url.absoluteString
         var lines: [String] = []
         for field in request.headers {

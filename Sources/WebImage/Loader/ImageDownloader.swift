@@ -141,7 +141,16 @@ public final class ImageDownloader: ImageLoader {
 
     /// Downloads `url`, or joins the transfer of the same request already queued, running
     /// or decoding, and returns its final response (decoded unless the options say
-    /// ``DownloaderOptions/avoidDecodeImage``).
+    /// ``WebImageOptions/avoidDecodeImage``).
+    ///
+    /// A request that joins a transfer already running shares that transfer's network
+    /// options (priority aside); its own decode options
+    /// (``WebImageOptions/scaleDownLargeImages``, ``WebImageOptions/decodeFirstFrameOnly``,
+    /// ``WebImageOptions/avoidDecodeImage``, ``WebImageOptions/lazyAnimatedImage``,
+    /// ``WebImageOptions/progressiveLoad``) still apply to what it receives. Which requests
+    /// may join is decided by the request (its URL and headers, which
+    /// ``WebImageOptions/handleCookies`` and the conditional-request options shape) and
+    /// ``WebImageOptions/allowInvalidSSLCertificates``; no other option bit splits transfers.
     ///
     /// Runs on the calling task only to build the request (the request modifier runs
     /// here) and join the transfer; see the type's discussion for the rest. Cancelling the
@@ -152,7 +161,7 @@ public final class ImageDownloader: ImageLoader {
     ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, and the
     ///   transfer's error.
     public func loadImage(
-        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         if Task.isCancelled || observer.token?.isCancelled == true { throw .cancelled() }
         let prepared = try prepare(url, options: options, context: context)
@@ -175,11 +184,11 @@ public final class ImageDownloader: ImageLoader {
         let request: ImageDownloadRequest
         let key: String
         let decodeKey: DownloadCaller.DecodeKey
-        let options: DownloaderOptions
+        let options: WebImageOptions
         let context: ImageLoaderContext
     }
 
-    func prepare(_ url: URL, options: DownloaderOptions, context: ImageLoaderContext) throws(WebImageError) -> Prepared {
+    func prepare(_ url: URL, options: WebImageOptions, context: ImageLoaderContext) throws(WebImageError) -> Prepared {
         guard canRequestImage(for: url) else { throw WebImageError(.invalidURL, "Not an http(s) URL: \(url.redactedForLog)") }
         let request = try makeRequest(url: url, options: options, context: context)
         let decodeKey: DownloadCaller.DecodeKey = options.contains(.avoidDecodeImage)
@@ -198,7 +207,7 @@ public final class ImageDownloader: ImageLoader {
     ) -> (@Sendable () -> Void)? {
         let (callerID, join, running, queued) = scheduler.withLock { s in
             let caller = DownloadCaller(
-                id: s.makeID(), options: prepared.options, priority: observer.token?.priority ?? prepared.options.priority,
+                id: s.makeID(), options: prepared.options, priority: observer.token?.priority ?? prepared.options.loadPriority,
                 decodeKey: prepared.decodeKey, coder: prepared.context.coders ?? config.coders, observer: observer,
                 completion: completion)
             let join = s.join(caller, key: prepared.key) { id in

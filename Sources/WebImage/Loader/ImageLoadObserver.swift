@@ -8,7 +8,7 @@
 public struct ImageLoadObserver: Sendable {
     /// Bytes received so far and expected (−1 when unknown), throttled by the loader.
     public var progress: ImageLoaderProgress?
-    /// Partial images of a progressive load (``DownloaderOptions/progressiveLoad``):
+    /// Partial images of a progressive load (``WebImageOptions/progressiveLoad``):
     /// responses with ``ImageLoadResponse/isFinished`` `false`.
     public var partialImage: (@Sendable (ImageLoadResponse) -> Void)?
     /// The caller's handle: priority changes and ``ImageLoadToken/cancel()`` reach the load.

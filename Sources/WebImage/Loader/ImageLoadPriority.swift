@@ -1,7 +1,7 @@
 /// How urgent a load is: queued downloads start highest first, then in the
 /// downloader's ``DownloaderConfig/executionOrder``.
 ///
-/// Set it with ``DownloaderOptions/lowPriority`` / ``DownloaderOptions/highPriority``
+/// Set it with ``WebImageOptions/lowPriority`` / ``WebImageOptions/highPriority``
 /// when a load starts, or change it while the load is queued or running through
 /// ``ImageLoadToken/priority`` or ``ImageTask/priority``. A transfer shared by several
 /// callers runs at the highest priority among them.

@@ -6,7 +6,7 @@ public struct ImageLoadResponse: Sendable {
     /// The URL that was requested.
     public var url: URL
     /// The image: partial when ``isFinished`` is `false`. `nil` only when the request
-    /// asked for ``DownloaderOptions/avoidDecodeImage``.
+    /// asked for ``WebImageOptions/avoidDecodeImage``.
     public var image: DecodedImage?
     /// The whole body, on the final response; `nil` on partial ones.
     public var data: Data?

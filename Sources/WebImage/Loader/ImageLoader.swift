@@ -29,10 +29,15 @@ public protocol ImageLoader: AnyObject, Sendable {
     /// threads, and its token steers it: a priority change reorders the loader's queue,
     /// and ``ImageLoadToken/cancel()`` ends this caller's load as cancelling the task does.
     ///
+    /// `options` are the manager's ``WebImageOptions``; a loader reads only its bits
+    /// (priority, ``WebImageOptions/progressiveLoad``, cookies, TLS, the decode options and
+    /// the conditional-request ones, ``WebImageOptions/useHTTPCache`` and
+    /// ``WebImageOptions/ignoreCachedResponse``), and the manager passes no others.
+    ///
     /// - Throws: the load's ``WebImageCodecs/WebImageError``; ``WebImageCodecs/WebImageError/Code/cancelled`` when the
     ///   task or the token was cancelled.
     func loadImage(
-        with url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse
 
     /// Whether a URL that failed with `error` should be blocked from further attempts
@@ -69,7 +74,7 @@ extension ImageLoader {
     /// ``WebImageCodecs/WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
     /// ``WebImageCodecs/WebImageError/Code/invalidURL``.
     public func loadImage(
-        with url: URL?, options: DownloaderOptions = [], context: ImageLoaderContext = ImageLoaderContext()
+        with url: URL?, options: WebImageOptions = [], context: ImageLoaderContext = ImageLoaderContext()
     ) async throws(WebImageError) -> ImageLoadResponse {
         guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
         return try await loadImage(with: url, options: options, context: context, observer: ImageLoadObserver())

@@ -8,11 +8,11 @@ import Foundation
 /// `ImageLoaderContext()` is a plain full-size load with the shared coders.
 public struct ImageLoaderContext: Sendable {
     /// Decode options: thumbnail size, scale, first frame only, scale-down limit, pixel
-    /// limit. ``DownloaderOptions/decodeFirstFrameOnly`` and
-    /// ``DownloaderOptions/scaleDownLargeImages`` are applied on top.
+    /// limit. ``WebImageOptions/decodeFirstFrameOnly`` and
+    /// ``WebImageOptions/scaleDownLargeImages`` are applied on top.
     public var decodeOptions: ImageDecodeOptions
     /// Validators for a conditional request; sent only with
-    /// ``DownloaderOptions/useHTTPCache`` or ``DownloaderOptions/ignoreCachedResponse``.
+    /// ``WebImageOptions/useHTTPCache`` or ``WebImageOptions/ignoreCachedResponse``.
     public var validators: HTTPValidators?
     /// Replaces the downloader's ``DownloaderConfig/requestModifier`` for this request.
     public var requestModifier: ImageDownloadRequestModifier?
@@ -28,7 +28,7 @@ public struct ImageLoaderContext: Sendable {
     /// for every caller that joins its transfer). Default `nil`, the downloader's.
     public var retryPolicy: RetryPolicy?
 
-    /// The pixel budget ``DownloaderOptions/scaleDownLargeImages`` uses when the decode
+    /// The pixel budget ``WebImageOptions/scaleDownLargeImages`` uses when the decode
     /// options set none: 60 MiB of RGBA, as SDWebImage.
     public static let defaultScaleDownLimitBytes = 60 * 1024 * 1024
 
@@ -52,7 +52,7 @@ public struct ImageLoaderContext: Sendable {
     }
 
     /// The decode options after the option flags: first frame only, scale-down limit.
-    func effectiveDecodeOptions(_ options: DownloaderOptions) -> ImageDecodeOptions {
+    func effectiveDecodeOptions(_ options: WebImageOptions) -> ImageDecodeOptions {
         var result = decodeOptions
         if options.contains(.decodeFirstFrameOnly) { result.firstFrameOnly = true }
         if options.contains(.scaleDownLargeImages), result.scaleDownLimitBytes == nil {

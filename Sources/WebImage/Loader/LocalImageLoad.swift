@@ -7,7 +7,7 @@ import Synchronization
 enum LocalImageLoad {
     /// Loads `url` with `read`, then decodes as `options` and `context` ask.
     static func load(
-        url: URL, options: DownloaderOptions, context: ImageLoaderContext, observer: ImageLoadObserver,
+        url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver,
         coders: any ImageCoder, decodeQueue: DecodeQueue,
         read: @escaping @Sendable () async throws(WebImageError) -> Data
     ) async throws(WebImageError) -> ImageLoadResponse {

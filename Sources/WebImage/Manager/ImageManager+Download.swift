@@ -11,7 +11,7 @@ extension ImageManager {
         _ load: ManagedLoad, validators: HTTPValidators?, isRevalidation: Bool
     ) async throws(WebImageError) -> ImageLoadResponse {
         try load.checkCancelled()
-        var options = load.options.downloaderOptions
+        var options = load.options.loaderOptions
         let conditional = validators?.canValidate ?? false
         if conditional { options.insert(.useHTTPCache) }
         let context = load.context.loaderContext(

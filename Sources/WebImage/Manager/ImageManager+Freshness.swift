@@ -78,7 +78,7 @@ extension ImageManager {
     /// again from it). Runs in a task of its own whose token ``cancelAll()`` reaches.
     private func revalidateInBackground(_ load: ManagedLoad, stored: HTTPValidators?) {
         guard let key = load.validatorKey else { return }
-        var options = load.options.downloaderOptions
+        var options = load.options.loaderOptions
         options.insert(.lowPriority)
         options.remove(.progressiveLoad)
         let canValidate = stored?.canValidate == true

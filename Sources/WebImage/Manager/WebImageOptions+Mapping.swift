@@ -1,29 +1,36 @@
-/// The one place where manager options become loader and cache options.
+/// The one place where a manager load's options become the options of its loader and
+/// its cache query, and where the layers' helpers over the options live.
+///
+/// Loaders and caches take ``WebImageOptions`` too, but the manager hands each only the
+/// bits it reads. Why a subset and not every bit: what a loader or cache sees stays what
+/// it saw when these were separate types (so a custom loader's or cache's own checks,
+/// and any key it builds from the options, do not change with manager-only bits such as
+/// `retryFailed` or `delayPlaceholder`), and the bits the manager decides itself
+/// (`useHTTPCache`, `queryMemoryOnly`, `queryDiskOnly`) come from the manager, never from
+/// a caller's load.
 extension WebImageOptions {
-    /// The downloader options these options ask for. The conditional-request flag
-    /// (``DownloaderOptions/useHTTPCache``) is added by the refresh path only.
-    var downloaderOptions: DownloaderOptions {
-        var result: DownloaderOptions = []
-        let pairs: [(WebImageOptions, DownloaderOptions)] = [
-            (.lowPriority, .lowPriority), (.highPriority, .highPriority),
-            (.progressiveLoad, .progressiveLoad), (.handleCookies, .handleCookies),
-            (.allowInvalidSSLCertificates, .allowInvalidSSLCertificates),
-            (.scaleDownLargeImages, .scaleDownLargeImages), (.decodeFirstFrameOnly, .decodeFirstFrameOnly),
-            (.avoidDecodeImage, .avoidDecodeImage), (.lazyAnimatedImage, .lazyAnimatedImage),
-        ]
-        for (option, mapped) in pairs where contains(option) { result.insert(mapped) }
-        return result
-    }
+    /// The bits a loader reads from a manager load: queueing, the transfer (cookies, TLS)
+    /// and the decode. The conditional-request bits are not among them: the manager adds
+    /// ``useHTTPCache`` on its revalidation paths only.
+    static let loaderBits: WebImageOptions = [
+        .lowPriority, .highPriority, .progressiveLoad, .handleCookies, .allowInvalidSSLCertificates,
+        .scaleDownLargeImages, .decodeFirstFrameOnly, .avoidDecodeImage, .lazyAnimatedImage,
+    ]
 
-    /// The cache query options for a query that looks in `cacheType`.
-    func cacheOptions(querying cacheType: ImageCacheType) -> ImageCacheOptions {
-        var result: ImageCacheOptions = []
-        if contains(.decodeFirstFrameOnly) { result.insert(.decodeFirstFrameOnly) }
-        let pairs: [(WebImageOptions, ImageCacheOptions)] = [
-            (.queryMemorySync, .queryMemorySync), (.queryDiskDataSync, .queryDiskDataSync),
-            (.queryMemoryData, .queryMemoryData), (.queryMemoryDataSync, .queryMemoryDataSync),
-        ]
-        for (option, mapped) in pairs where contains(option) { result.insert(mapped) }
+    /// The bits a cache query reads from a manager load; ``queryMemoryOnly`` and
+    /// ``queryDiskOnly`` come from the query's cache type instead.
+    static let cacheQueryBits: WebImageOptions = [
+        .decodeFirstFrameOnly, .queryMemorySync, .queryDiskDataSync, .queryMemoryData, .queryMemoryDataSync,
+    ]
+
+    /// The options the manager passes its loader: the ``loaderBits`` of these options.
+    var loaderOptions: WebImageOptions { intersection(Self.loaderBits) }
+
+    /// The options for a cache query that looks in `cacheType`: the ``cacheQueryBits``
+    /// of these options, plus ``queryMemoryOnly`` for ``ImageCacheType/memory`` or
+    /// ``queryDiskOnly`` for ``ImageCacheType/disk``.
+    func cacheOptions(querying cacheType: ImageCacheType) -> WebImageOptions {
+        var result = intersection(Self.cacheQueryBits)
         switch cacheType {
         case .memory: result.insert(.queryMemoryOnly)
         case .disk: result.insert(.queryDiskOnly)
@@ -32,7 +39,11 @@ extension WebImageOptions {
         return result
     }
 
-    /// The priority ``lowPriority`` / ``highPriority`` ask for.
+    /// Loader: whether these options ask for a conditional request
+    /// (``useHTTPCache`` or ``ignoreCachedResponse``).
+    var isConditional: Bool { !isDisjoint(with: [.useHTTPCache, .ignoreCachedResponse]) }
+
+    /// The queueing priority ``lowPriority`` / ``highPriority`` ask for (high wins).
     var loadPriority: ImageLoadPriority {
         if contains(.highPriority) { return .high }
         if contains(.lowPriority) { return .low }

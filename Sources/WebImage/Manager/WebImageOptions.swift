@@ -1,10 +1,23 @@
-/// Per-load options: SDWebImage's `SDWebImageOptions`, with the same names and meanings.
+/// The options of a load, a download and a cache query: SDWebImage's `SDWebImageOptions`,
+/// with the same names and meanings, plus the few bits SDWebImage keeps apart in
+/// `SDWebImageDownloaderOptions` and `SDImageCacheOptions`.
 ///
 /// ```swift
 /// manager.loadImage(with: url, options: [.retryFailed, .scaleDownLargeImages]) { result in … }
 /// ```
+///
+/// One set, not three: ``ImageManager`` takes it, and hands the same type to its
+/// ``ImageLoader`` (`loadImage(with:options:context:observer:)`) and its ``ImageCaching``
+/// (`queryImage(forKey:options:context:)`), so an option keeps its name and bit from the
+/// manager down to the layer that reads it. The manager passes each layer only the bits
+/// that layer reads: a loader gets the transfer and decode bits (priority, progressive,
+/// cookies, TLS, the decode options, and ``useHTTPCache`` when the manager revalidates);
+/// a cache query gets the query bits, plus ``queryMemoryOnly`` or ``queryDiskOnly`` from
+/// ``WebImageContext/queryCacheType``. Each option's documentation says which layer reads it.
 public struct WebImageOptions: OptionSet, Sendable, Hashable {
+    /// The option bits.
     public let rawValue: UInt64
+    /// Creates options from their bits.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Try a URL again even if it failed before and is in the failed-URL block list.
@@ -89,7 +102,41 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     /// ``cacheMemoryOnly`` nothing is stored. Disk hits are still decoded as usual.
     public static let avoidMemoryCache = WebImageOptions(rawValue: 1 << 30)
 
-    /// Every option by its name, as the command line's `--option NAME` takes them.
+    // The bits below are read by one layer only. SDWebImage has them in
+    // `SDWebImageDownloaderOptions` (the loader's) and `SDImageCacheOptions` (the cache's);
+    // here they share this one set, at bits no manager option uses.
+
+    /// Loader: make a conditional request with ``ImageLoaderContext/validators``
+    /// (`If-None-Match`, `If-Modified-Since`); a 304 fails with
+    /// ``WebImageCodecs/WebImageError/Code/cacheNotModified``.
+    ///
+    /// SDWebImage has it in `SDWebImageDownloaderOptions`. The manager sets it itself when
+    /// it revalidates a cached copy (``refreshCached``, HTTP freshness); on a manager load
+    /// it is ignored.
+    public static let useHTTPCache = WebImageOptions(rawValue: 1 << 25)
+    /// Loader: SDWebImage's name for the same conditional request as ``useHTTPCache``
+    /// (`SDWebImageDownloaderIgnoreCachedResponse`): the caller holds a cached copy and
+    /// wants `cacheNotModified` rather than the same bytes again. On a manager load it is
+    /// ignored.
+    public static let ignoreCachedResponse = WebImageOptions(rawValue: 1 << 26)
+    /// Cache query: look in memory only; a memory miss is a miss.
+    ///
+    /// SDWebImage has it in `SDImageCacheOptions`. The manager sets it from
+    /// ``WebImageContext/queryCacheType`` (``ImageCacheType/memory``); on a manager load
+    /// it is ignored.
+    public static let queryMemoryOnly = WebImageOptions(rawValue: 1 << 27)
+    /// Cache query: skip the memory cache and read the disk (the decoded result is still
+    /// kept in memory).
+    ///
+    /// SDWebImage has it in `SDImageCacheOptions`. The manager sets it from
+    /// ``WebImageContext/queryCacheType`` (``ImageCacheType/disk``); on a manager load it
+    /// is ignored.
+    public static let queryDiskOnly = WebImageOptions(rawValue: 1 << 28)
+
+    /// Every option a manager load reads, by its name, as the command line's
+    /// `--option NAME` takes them. The loader-only and cache-only bits (``useHTTPCache``,
+    /// ``ignoreCachedResponse``, ``queryMemoryOnly``, ``queryDiskOnly``) are not listed:
+    /// the manager sets them itself and ignores them on a load.
     public static let byName: [String: WebImageOptions] = [
         "retryFailed": .retryFailed, "lowPriority": .lowPriority, "progressiveLoad": .progressiveLoad,
         "refreshCached": .refreshCached, "handleCookies": .handleCookies, "allowInvalidSSLCertificates": .allowInvalidSSLCertificates,

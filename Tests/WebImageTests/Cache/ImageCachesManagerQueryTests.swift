@@ -102,7 +102,7 @@ struct ImageCachesManagerQueryTests {
         let f = try CacheChainFixture()
         try await f.put(red, forKey: "first", in: 0)
         try await f.put(blue, forKey: "third", in: 2, cacheType: .memory)
-        for (key, options) in [("first", ImageCacheOptions.queryMemorySync), ("third", [.queryMemorySync, .queryMemoryOnly])] {
+        for (key, options) in [("first", WebImageOptions.queryMemorySync), ("third", [.queryMemorySync, .queryMemoryOnly])] {
             let inline = Mutex<ImageCacheType?>(nil)
             f.chain.queryImage(forKey: key, options: options) { result in inline.withLock { $0 = try? result.get().cacheType } }
             #expect(inline.withLock { $0 } == .memory, "\(key)")

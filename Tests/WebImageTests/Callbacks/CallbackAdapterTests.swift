@@ -125,12 +125,12 @@ final class SynchronousCache: ImageCaching {
     init(_ base: ImageCache) { self.base = base }
 
     func queryImageSynchronously(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: ImageCacheContext
     ) -> ImageCacheQueryResult? {
         base.queryImageSynchronously(forKey: key, options: options, context: context)
     }
     func queryImage(
-        forKey key: String, options: ImageCacheOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: ImageCacheContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         try await base.queryImage(forKey: key, options: options, context: context)
     }

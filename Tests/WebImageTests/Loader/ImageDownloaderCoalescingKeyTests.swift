@@ -43,7 +43,7 @@ struct ImageDownloaderCoalescingKeyTests {
     func keyContents() throws {
         let url = try #require(URL(string: "https://img.example/a.png"))
         let base = ImageDownloadRequest(url: url, headers: ["Accept": "image/*", "X-A": "1"])
-        let key = { (r: ImageDownloadRequest, o: DownloaderOptions) in ImageDownloader.coalescingKey(for: r, options: o) }
+        let key = { (r: ImageDownloadRequest, o: WebImageOptions) in ImageDownloader.coalescingKey(for: r, options: o) }
         let reordered = ImageDownloadRequest(url: url, headers: ["x-a": "1", "ACCEPT": "image/*"])
         #expect(key(base, []) == key(reordered, []))
         #expect(key(base, [.progressiveLoad, .highPriority]) == key(base, []))

@@ -10,7 +10,7 @@ import WebImageTestOrigin
 struct ImageDownloaderErrorTests {
     /// Loads `path` from a fresh origin serving `response` and returns the error code.
     private func code(
-        _ response: TestOrigin.Response, options: DownloaderOptions = [],
+        _ response: TestOrigin.Response, options: WebImageOptions = [],
         config: DownloaderConfig = LoaderTestKit.config()
     ) async throws -> WebImageError? {
         var error: WebImageError?

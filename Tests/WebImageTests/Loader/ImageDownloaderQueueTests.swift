@@ -60,7 +60,7 @@ struct ImageDownloaderQueueTests {
             let paths = routes(origin, count: 5)
             downloader.isSuspended = true
             var recorders: [LoadRecorder] = []
-            let options: [DownloaderOptions] = [.lowPriority, [], [], [], .highPriority]
+            let options: [WebImageOptions] = [.lowPriority, [], [], [], .highPriority]
             for (path, option) in zip(paths, options) {
                 let r = LoadRecorder()
                 r.request(downloader, origin.url(path), options: option)

@@ -68,7 +68,7 @@ final class LoadRecorder: Sendable {
     /// Starts a load with this recorder's callbacks.
     @discardableResult
     func request(
-        _ loader: any ImageLoaderCallbacks, _ url: URL?, options: DownloaderOptions = [],
+        _ loader: any ImageLoaderCallbacks, _ url: URL?, options: WebImageOptions = [],
         context: ImageLoaderContext = ImageLoaderContext()
     ) -> ImageLoadToken {
         loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completion)

@@ -57,7 +57,7 @@ struct SampleFetcher: Sendable {
             if case .refused(let reason) = await gate.acquire(hostKey) { return .failure(.download(reason)) }
             let outcome: Result<ImageLoadResponse, WebImageError>
             do throws(WebImageError) {
-                let options: DownloaderOptions = ignoresCertificates ? [.avoidDecodeImage, .allowInvalidSSLCertificates] : [.avoidDecodeImage]
+                let options: WebImageOptions = ignoresCertificates ? [.avoidDecodeImage, .allowInvalidSSLCertificates] : [.avoidDecodeImage]
                 outcome = .success(try await downloader.loadImage(with: url, options: options))
             } catch {
                 outcome = .failure(error)

@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+@testable import WebImageCodecs
+
+/// ``WebImageOptions`` is the one option set of the manager, its loader and its cache:
+/// a load's options reach a custom ``ImageLoader`` and a custom ``ImageCaching`` as the
+/// same values, each layer gets the bits it reads (and nothing that would change what it
+/// did when the sets were separate), and no two options share a bit.
+@Suite("WebImageOptions: one option set from the manager to its loader and cache", .timeLimit(.minutes(1)))
+struct OptionSetMergeTests {
+    /// Every named option, written out here (not taken from `byName`, which leaves the
+    /// layer-only ones out), so a new option with a taken bit fails ``distinctBits()``.
+    static let named: [(String, WebImageOptions)] = [
+        ("retryFailed", .retryFailed), ("lowPriority", .lowPriority), ("progressiveLoad", .progressiveLoad),
+        ("refreshCached", .refreshCached), ("handleCookies", .handleCookies),
+        ("allowInvalidSSLCertificates", .allowInvalidSSLCertificates), ("highPriority", .highPriority),
+        ("delayPlaceholder", .delayPlaceholder), ("transformAnimatedImage", .transformAnimatedImage),
+        ("avoidAutoSetImage", .avoidAutoSetImage), ("scaleDownLargeImages", .scaleDownLargeImages),
+        ("queryMemoryData", .queryMemoryData), ("queryMemoryDataSync", .queryMemoryDataSync),
+        ("queryDiskDataSync", .queryDiskDataSync), ("fromCacheOnly", .fromCacheOnly),
+        ("fromLoaderOnly", .fromLoaderOnly), ("avoidDecodeImage", .avoidDecodeImage),
+        ("decodeFirstFrameOnly", .decodeFirstFrameOnly), ("waitStoreCache", .waitStoreCache),
+        ("avoidAutoCancelImage", .avoidAutoCancelImage), ("cacheMemoryOnly", .cacheMemoryOnly),
+        ("queryMemorySync", .queryMemorySync), ("lazyAnimatedImage", .lazyAnimatedImage),
+        ("avoidMemoryCache", .avoidMemoryCache),
+        // Once in SDWebImageDownloaderOptions / SDImageCacheOptions (and here in
+        // DownloaderOptions / ImageCacheOptions).
+        ("useHTTPCache", .useHTTPCache), ("ignoreCachedResponse", .ignoreCachedResponse),
+        ("queryMemoryOnly", .queryMemoryOnly), ("queryDiskOnly", .queryDiskOnly),
+    ]
+
+    /// A loader that records the options of every load and fails it (transiently, so the
+    /// URL is not blocked): what it was asked is all the test needs.
+    final class OptionsRecordingLoader: ImageLoader {
+        private let seen = Mutex<[WebImageOptions]>([])
+        var options: [WebImageOptions] { seen.withLock { $0 } }
+
+        func canRequestImage(for url: URL?) -> Bool { true }
+        func loadImage(
+            with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        ) async throws(WebImageError) -> ImageLoadResponse {
+            seen.withLock { $0.append(options) }
+            throw WebImageError(.cannotConnect, "recording loader: no network")
+        }
+    }
+
+    /// An ``ImageCache`` that records the options of every query.
+    final class OptionsRecordingCache: ImageCaching {
+        let base: ImageCache
+        private let seen = Mutex<[WebImageOptions]>([])
+        var queries: [WebImageOptions] { seen.withLock { $0 } }
+
+        init(_ base: ImageCache) { self.base = base }
+
+        func queryImageSynchronously(
+            forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        ) -> ImageCacheQueryResult? {
+            seen.withLock { $0.append(options) }
+            return base.queryImageSynchronously(forKey: key, options: options, context: context)
+        }
+        func queryImage(
+            forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        ) async throws(WebImageError) -> ImageCacheQueryResult {
+            seen.withLock { $0.append(options) }
+            return try await base.queryImage(forKey: key, options: options, context: context)
+        }
+        func imageFromMemory(forKey key: String) -> DecodedImage? { base.imageFromMemory(forKey: key) }
+        func diskData(forKey key: String) async -> Data? { await base.diskData(forKey: key) }
+        func extendedData(forKey key: String) async -> Data? { await base.extendedData(forKey: key) }
+        func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
+            try await base.setExtendedData(data, forKey: key)
+        }
+        func store(_ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws(WebImageError) {
+            try await base.store(image, data: data, forKey: key, cacheType: cacheType)
+        }
+        func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
+        func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
+            await base.containsImage(forKey: key, cacheType: cacheType)
+        }
+        func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
+        func flush() async { await base.flush() }
+    }
+
+    @Test("every named option has one bit of its own")
+    func distinctBits() {
+        var taken: WebImageOptions = []
+        for (name, option) in Self.named {
+            #expect(option.rawValue.nonzeroBitCount == 1, "\(name) is one bit")
+            #expect(taken.isDisjoint(with: option), "\(name)'s bit is not another option's")
+            taken.formUnion(option)
+        }
+        #expect(Set(Self.named.map(\.0)).count == Self.named.count)
+    }
+
+    @Test("--option names: every manager option, none of the bits the manager sets itself")
+    func byNameListsManagerOptions() {
+        let layerOnly: Set<String> = ["useHTTPCache", "ignoreCachedResponse", "queryMemoryOnly", "queryDiskOnly"]
+        for (name, option) in Self.named {
+            #expect(WebImageOptions.byName[name] == (layerOnly.contains(name) ? nil : option), "\(name)")
+        }
+        #expect(WebImageOptions.byName.count == Self.named.count - layerOnly.count)
+    }
+
+    @Test("a manager load's options reach a custom loader as the same values, manager-only bits left out")
+    func loaderSeesManagerOptions() async throws {
+        let dir = try TemporaryDirectory()
+        let loader = OptionsRecordingLoader()
+        let manager = ImageManager(cache: ImageCache(namespace: "merge", directory: dir.url), loader: loader)
+        let url = try #require(URL(string: "https://img.example/a.png"))
+        let transfer: WebImageOptions = [.highPriority, .scaleDownLargeImages, .decodeFirstFrameOnly, .handleCookies]
+        // Manager-only bits, and the conditional bit the manager decides itself.
+        let managerOnly: WebImageOptions = [.retryFailed, .delayPlaceholder, .waitStoreCache, .useHTTPCache, .queryMemoryOnly]
+        await #expect(throws: WebImageError.self) {
+            _ = try await manager.loadImage(with: url, options: transfer.union(managerOnly))
+        }
+        #expect(loader.options == [transfer])
+        // The downloader's coalescing key reads no bit but the TLS one, so whatever the
+        // manager passes, transfers of one request are not split by options.
+        let request = ImageDownloadRequest(url: url, headers: ["Accept": "image/*"])
+        #expect(ImageDownloader.coalescingKey(for: request, options: transfer.union(managerOnly))
+            == ImageDownloader.coalescingKey(for: request, options: []))
+    }
+
+    @Test("a manager load's cache query carries its query bits plus queryMemoryOnly / queryDiskOnly from queryCacheType")
+    func cacheSeesManagerOptions() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = OptionsRecordingCache(ImageCache(namespace: "merge", directory: dir.url))
+        let manager = ImageManager(cache: cache, loader: OptionsRecordingLoader())
+        let url = try #require(URL(string: "https://img.example/b.png"))
+        let expected: [(ImageCacheType, WebImageOptions)] = [
+            (.memory, [.queryMemoryData, .queryMemoryOnly]),
+            (.disk, [.queryMemoryData, .queryDiskOnly]),
+            (.all, [.queryMemoryData]),
+        ]
+        for (cacheType, options) in expected {
+            var context = WebImageContext()
+            context.queryCacheType = cacheType
+            // `queryDiskOnly` on the load itself is ignored: the query's cache type decides.
+            await #expect(throws: WebImageError.self) {
+                _ = try await manager.loadImage(
+                    with: url, options: [.queryMemoryData, .retryFailed, .highPriority, .queryDiskOnly], context: context)
+            }
+            #expect(cache.queries.last == options, "\(cacheType)")
+        }
+        #expect(cache.queries.count == expected.count)
+    }
+
+    @Test("the mapping: a loader gets the transfer and decode bits, a cache query its query bits")
+    func mapping() {
+        let every = Self.named.reduce(into: WebImageOptions()) { $0.formUnion($1.1) }
+        #expect(every.loaderOptions == [
+            .lowPriority, .highPriority, .progressiveLoad, .handleCookies, .allowInvalidSSLCertificates,
+            .scaleDownLargeImages, .decodeFirstFrameOnly, .avoidDecodeImage, .lazyAnimatedImage,
+        ])
+        let queryBits: WebImageOptions = [
+            .decodeFirstFrameOnly, .queryMemorySync, .queryDiskDataSync, .queryMemoryData, .queryMemoryDataSync,
+        ]
+        #expect(every.cacheOptions(querying: .all) == queryBits)
+        #expect(every.cacheOptions(querying: .none) == queryBits)
+        #expect(every.cacheOptions(querying: .memory) == queryBits.union(.queryMemoryOnly))
+        #expect(every.cacheOptions(querying: .disk) == queryBits.union(.queryDiskOnly))
+        #expect(WebImageOptions([.highPriority, .lowPriority]).loadPriority == .high)
+        #expect(WebImageOptions.ignoreCachedResponse.isConditional && WebImageOptions.useHTTPCache.isConditional)
+        #expect(!WebImageOptions.loaderBits.isConditional)
+    }
+}
