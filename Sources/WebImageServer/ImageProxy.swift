@@ -271,9 +271,20 @@ public final class ImageProxy: Sendable {
                 throw ProxyError(WebImageError(.responseTooLarge, "The source has more than \(limit) bytes"))
             }
             let header = ImageHeader(source.data)
+            // The ETag hashes the output when the source has no validator: in the render's
+            // decode-queue job, or a job of its own for a passed-through source, so a request's
+            // task (on its connection's event loop) never hashes megabytes.
+            let etagOf = { @Sendable [fingerprint] (output: ImageRenderer.Output) -> String in
+                RenderedImage.etag(fingerprint: fingerprint, sourceValidator: source.validator, data: output.data,
+                                   path: request.signedPath, format: output.format)
+            }
             let output: ImageRenderer.Output
+            let etag: String
             if let passed = passThrough(source, header: header, options: options) {
                 output = passed
+                etag = source.validator != nil ? etagOf(passed) : try await Self.decodeQueueResult { () throws(WebImageError) in
+                    etagOf(passed)
+                }.get()
             } else {
                 let renderer = ImageRenderer(
                     options: options, choice: choice,
@@ -282,20 +293,18 @@ public final class ImageProxy: Sendable {
                     output: config.output, watermark: watermarkImage)
                 try Self.typed { () throws(WebImageError) in try renderer.checkPlannedOutput(header) }
                 let peak = MemoryEstimate.peakBytes(renderer: renderer, header: header, config: config)
-                output = try await memory.admit(units: peak, deadline: deadline) { [memory] in
+                (output, etag) = try await memory.admit(units: peak, deadline: deadline) { [memory] in
                     Self.memoryReserved.record(memory.usedUnits)
                     Self.memoryWaits.record(memory.admittedAfterWaiting)
-                    return await Self.decodeQueueResult { () throws(WebImageError) -> ImageRenderer.Output in
-                        try renderer.render(source.data, header: header)
+                    return await Self.decodeQueueResult { () throws(WebImageError) -> (ImageRenderer.Output, String) in
+                        let output = try renderer.render(source.data, header: header)
+                        return (output, etagOf(output))
                     }
                 }.get()
             }
             let lastModified = source.lastModified.flatMap(HTTPDateFormat.parse) ?? Date()
             let result = RenderedImage(
-                data: output.data, format: output.format,
-                etag: RenderedImage.etag(
-                    fingerprint: fingerprint, sourceValidator: source.validator, data: output.data,
-                    path: request.signedPath, format: output.format),
+                data: output.data, format: output.format, etag: etag,
                 lastModified: lastModified, sourceCacheControl: ResponseRules.passthroughCacheControl(source))
             results?.store(result, forKey: key)
             let elapsed = (ContinuousClock.now - start).components
