@@ -19,6 +19,36 @@ struct HostGateTests {
         while gate.waitingCount(host) < count { try await Task.sleep(for: .milliseconds(1)) }
     }
 
+    struct NoAnswer: Error, CustomStringConvertible {
+        var host: String
+        var description: String { "the gate did not answer an acquire of \(host)" }
+    }
+
+    /// `gate.acquire(host)`, run in a task of its own: a waiter ignores cancellation, so a
+    /// gate that never answers fails the test after `limit` instead of hanging the run.
+    static func acquire(_ gate: HostGate, _ host: String, within limit: Duration = .seconds(20)) async throws -> HostGate.Admission {
+        try await timedAcquire(gate, host, within: limit).admission
+    }
+
+    /// ``acquire(_:_:within:)``, with the instant the gate answered (not when the answer
+    /// was noticed).
+    static func timedAcquire(
+        _ gate: HostGate, _ host: String, within limit: Duration = .seconds(20)
+    ) async throws -> (admission: HostGate.Admission, at: ContinuousClock.Instant) {
+        let answer = Locked<(admission: HostGate.Admission, at: ContinuousClock.Instant)?>(nil)
+        Task {
+            let admission = await gate.acquire(host)
+            let now = ContinuousClock.now
+            answer.withLock { $0 = (admission, now) }
+        }
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if let answered = answer.withLock({ $0 }) { return answered }
+            guard ContinuousClock.now < deadline else { throw NoAnswer(host: host) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Waits until `condition` holds.
     static func waitUntil(_ condition: () -> Bool) async throws {
         while !condition() { try await Task.sleep(for: .milliseconds(1)) }
@@ -28,21 +58,23 @@ struct HostGateTests {
     func limitPerHost() async throws {
         let gate = HostGate(limit: 2, ratePerSecond: nil)
         // Given a host with both of its slots taken
-        #expect(await gate.acquire("a") == .go)
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         // When five more callers come for it
         let admitted = Locked(0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<5 {
                 group.addTask {
-                    #expect(await gate.acquire("a") == .go)
+                    let admission = try await Self.acquire(gate, "a")
+                    #expect(admission == .go)
                     admitted.withLock { $0 += 1 }
                 }
             }
             try await Self.waitUntil(gate, "a", waiting: 5)
             // Then none goes, and another host goes at once
             #expect(admitted.withLock { $0 } == 0)
-            #expect(await gate.acquire("b") == .go)
+            let admission = try await Self.acquire(gate, "b")
+            #expect(admission == .go)
             #expect(gate.waitingCount("b") == 0)
             // And each release lets exactly one more go
             for expected in 1...5 {
@@ -65,11 +97,12 @@ struct HostGateTests {
         let gate = HostGate(limit: 3, ratePerSecond: nil)
         let running = Locked<[String: Int]>([:])
         let peak = Locked<[String: Int]>([:])
-        await withTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<60 {
                 let host = i % 2 == 0 ? "a" : "b"
                 group.addTask {
-                    #expect(await gate.acquire(host) == .go)
+                    let admission = try await Self.acquire(gate, host)
+                    #expect(admission == .go)
                     running.withLock { running in
                         running[host, default: 0] += 1
                         let now = running[host, default: 0]
@@ -80,6 +113,7 @@ struct HostGateTests {
                     gate.release(host, status: 200, retryAfter: nil, message: nil)
                 }
             }
+            try await group.waitForAll()
         }
         let peaks = peak.withLock { $0 }
         #expect(peaks["a"] ?? 0 <= 3 && peaks["a"] ?? 0 >= 1, "\(peaks)")
@@ -90,12 +124,13 @@ struct HostGateTests {
     @Test("Callers waiting for a host go in arrival order")
     func arrivalOrder() async throws {
         let gate = HostGate(limit: 1, ratePerSecond: nil)
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         let order = Locked<[Int]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<6 {
                 group.addTask {
-                    #expect(await gate.acquire("a") == .go)
+                    let admission = try await Self.acquire(gate, "a")
+                    #expect(admission == .go)
                     order.withLock { $0.append(i) }
                     gate.release("a", status: 200, retryAfter: nil, message: nil)
                 }
@@ -114,14 +149,16 @@ struct HostGateTests {
         let clock = ContinuousClock()
         let begin = clock.now
         let starts = Locked<[ContinuousClock.Instant]>([])
-        await withTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<5 {
                 group.addTask {
-                    #expect(await gate.acquire("a") == .go)
-                    starts.withLock { $0.append(clock.now) }
+                    let (admission, at) = try await Self.timedAcquire(gate, "a")
+                    #expect(admission == .go)
+                    starts.withLock { $0.append(at) }
                     gate.release("a", status: 200, retryAfter: nil, message: nil)
                 }
             }
+            try await group.waitForAll()
         }
         let elapsed = begin.duration(to: clock.now)
         #expect(elapsed >= .milliseconds(200), "\(elapsed)")
@@ -135,21 +172,23 @@ struct HostGateTests {
     func retryAfterPausesHost() async throws {
         let gate = HostGate(limit: 3, ratePerSecond: nil)
         let clock = ContinuousClock()
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         let paused = clock.now
         gate.release("a", status: 429, retryAfter: 0.3, message: "HTTP Error 429: Too Many Requests")
         // Another host is not paused.
-        #expect(await gate.acquire("b") == .go)
+        #expect(try await Self.acquire(gate, "b") == .go)
         gate.release("b", status: 200, retryAfter: nil, message: nil)
         // Nothing runs on the host, so only the host's timer can let these go.
         let waited = Locked<[Duration]>([])
-        await withTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    #expect(await gate.acquire("a") == .go)
+                    let admission = try await Self.acquire(gate, "a")
+                    #expect(admission == .go)
                     waited.withLock { $0.append(paused.duration(to: clock.now)) }
                 }
             }
+            try await group.waitForAll()
         }
         for duration in waited.withLock({ $0 }) { #expect(duration >= .milliseconds(250), "\(duration)") }
         for _ in 0..<3 { gate.release("a", status: 200, retryAfter: nil, message: nil) }
@@ -160,10 +199,10 @@ struct HostGateTests {
     func backoffWithoutRetryAfter() async throws {
         let gate = HostGate(limit: 1, ratePerSecond: nil)
         let clock = ContinuousClock()
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         let paused = clock.now
         gate.release("a", status: 503, retryAfter: nil, message: nil)
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         let waited = paused.duration(to: clock.now)
         #expect(waited >= .milliseconds(950), "\(waited)")
         gate.release("a", status: 200, retryAfter: nil, message: nil)
@@ -173,22 +212,23 @@ struct HostGateTests {
     func givesUpAfterEightRefusals() async throws {
         let gate = HostGate(limit: 2, ratePerSecond: nil)
         // One request held open throughout, so the host (and its count) is not forgotten.
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         // Seven refusals (no pause: Retry-After 0), a network failure (which is no
         // answer, so it neither counts nor resets), then an eighth refusal held open.
         for i in 0..<7 {
-            #expect(await gate.acquire("a") == .go)
+            let admission = try await Self.acquire(gate, "a")
+            #expect(admission == .go)
             gate.release("a", status: i % 2 == 0 ? 429 : 503, retryAfter: 0, message: "HTTP Error 429: Too Many Requests")
         }
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         gate.release("a", status: nil, retryAfter: nil, message: "timed out")
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         let message = "HTTP Error 503: Service Unavailable"
         let answers = Locked<[HostGate.Admission]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    let admission = await gate.acquire("a")
+                    let admission = try await Self.acquire(gate, "a")
                     answers.withLock { $0.append(admission) }
                     // Were one let go (a broken gate), it must not hold its slot forever.
                     if admission == .go { gate.release("a", status: 200, retryAfter: nil, message: nil) }
@@ -199,24 +239,25 @@ struct HostGateTests {
             try await group.waitForAll()
         }
         #expect(answers.withLock { $0 } == Array(repeating: .refused(message), count: 3))
-        #expect(await gate.acquire("a") == .refused(message))
+        #expect(try await Self.acquire(gate, "a") == .refused(message))
         // The held request's success does not take the host back.
         gate.release("a", status: 200, retryAfter: nil, message: nil)
-        #expect(await gate.acquire("a") == .refused(message))
+        #expect(try await Self.acquire(gate, "a") == .refused(message))
         // Another host is not given up on.
-        #expect(await gate.acquire("b") == .go)
+        #expect(try await Self.acquire(gate, "b") == .go)
     }
 
     @Test("An answer other than 429/503 resets the count: seven refusals, a 404, seven more, and the host still goes")
     func successResetsRefusals() async throws {
         let gate = HostGate(limit: 2, ratePerSecond: nil)
         // One request held open throughout, so the host (and its count) is not forgotten.
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         for status in Array(repeating: 429, count: 7) + [404] + Array(repeating: 503, count: 7) {
-            #expect(await gate.acquire("a") == .go)
+            let admission = try await Self.acquire(gate, "a")
+            #expect(admission == .go)
             gate.release("a", status: status, retryAfter: 0, message: "HTTP Error \(status)")
         }
-        #expect(await gate.acquire("a") == .go)
+        #expect(try await Self.acquire(gate, "a") == .go)
         gate.release("a", status: 200, retryAfter: nil, message: nil)
         gate.release("a", status: 200, retryAfter: nil, message: nil)
     }
@@ -227,11 +268,11 @@ struct HostGateTests {
         let running = Locked<[String: Int]>([:])
         let overLimit = Locked(0)
         let done = Locked(0)
-        await withTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<2000 {
                 let host = "host\(i % 50).example"
                 group.addTask {
-                    guard await gate.acquire(host) == .go else { return }
+                    guard try await Self.acquire(gate, host) == .go else { return }
                     running.withLock { running in
                         running[host, default: 0] += 1
                         if running[host, default: 0] > 2 { overLimit.withLock { $0 += 1 } }
@@ -242,6 +283,7 @@ struct HostGateTests {
                     done.withLock { $0 += 1 }
                 }
             }
+            try await group.waitForAll()
         }
         #expect(done.withLock { $0 } == 2000)
         #expect(overLimit.withLock { $0 } == 0)
