@@ -16,8 +16,8 @@ import WebImage
 /// the host waits behind them.
 ///
 /// **Bounds.** Waiters per host are at most the job's samples in flight (the job's
-/// window); hosts are forgotten when nothing runs or waits for them and no pause is due.
-/// At most one timer per host is pending.
+/// window); hosts are forgotten when nothing runs or waits for them, no pause is due and
+/// no timer is pending. At most one timer per host is pending.
 ///
 /// State is per-host counters and waiters behind a `Mutex`; waiters are resumed after
 /// the lock is released, and no user code runs under it. A caller that may go at once
@@ -28,7 +28,8 @@ import WebImage
 ///
 /// A waiter's cancellation is ignored, as it was when the gate was an actor: nothing in
 /// bulk mode cancels a sample's task, a wait is bounded (a pause is at most ``maxPause``),
-/// and a cancelled caller that is let go releases at once, so no slot is lost.
+/// and a cancelled caller that is let go still releases (``SampleFetcher`` releases on
+/// every path), so no slot is lost.
 final class HostGate: Sendable {
     /// How a request may go.
     enum Admission: Sendable, Equatable {
