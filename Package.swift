@@ -168,6 +168,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The `webimage` tool's internals, unit-tested (`@testable import webimage`); the
+        // tool's commands are tested end to end in WebImageTests.
+        .testTarget(name: "WebImageCLITests", dependencies: ["webimage"]),
         .testTarget(name: "ParquetTests", dependencies: ["Parquet"]),
         // The README's examples, compiled; its test checks that none is missing.
         .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage"]),

@@ -93,7 +93,7 @@ struct SampleFetcher: Sendable {
                 }
             }
             let message: String? = if case .failure(let failure) = result { failure.message } else { nil }
-            await gate.release(hostKey, status: status, retryAfter: retryAfter, message: message)
+            gate.release(hostKey, status: status, retryAfter: retryAfter, message: message)
             if isRetryable && attempt < retries {
                 attempt += 1
                 continue
