@@ -45,7 +45,9 @@ final class FuzzDiskCache: Sendable {
     private static func query(_ cache: ImageCache, key: String) async {
         _ = await cache.diskCache.extendedData(forKey: key)
         guard let entry = await cache.diskCache.data(forKey: key) else { return }
-        let options = ImageCacheContext(maxPixelCount: 4_000_000).decodeOptions(forKey: key, firstFrameOnly: false)
+        var context = WebImageContext()
+        context.maxPixelCount = 4_000_000
+        let options = context.decodeOptions(forKey: key, firstFrameOnly: false)
         _ = try? cache.config.coders.decode(entry, options: options)
     }
 }

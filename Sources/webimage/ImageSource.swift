@@ -11,8 +11,9 @@ enum ImageSource {
     ///   whatever the loader or decoder reports.
     static func image(for argument: String, options: ImageDecodeOptions) async throws -> DecodedImage {
         if let url = URL(string: argument), let scheme = url.scheme?.lowercased(), ["http", "https", "data"].contains(scheme) {
-            let response = try await ImageLoadersManager.shared.loadImage(
-                with: url, context: ImageLoaderContext(decodeOptions: options))
+            var context = WebImageContext()
+            context.decodeOptions = options
+            let response = try await ImageLoadersManager.shared.loadImage(with: url, context: context)
             guard let image = response.image else { throw WebImageError.badImageData("\(argument) gave no image") }
             return image
         }

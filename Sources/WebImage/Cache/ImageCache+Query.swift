@@ -6,8 +6,8 @@ extension ImageCache {
     /// A memory hit is answered on the calling task. A disk hit is read as
     /// ``DiskCache/data(forKey:)`` reads (on the calling task when the kernel has the file
     /// cached, else on ``Config/ioPool``), decoded on ``Config/decodeQueue`` with
-    /// ``ImageCacheContext/decodeOptions(forKey:firstFrameOnly:)``, and kept in memory
-    /// under ``ImageCacheContext/memoryKey(forKey:)``. Data that does not decode is a miss,
+    /// ``WebImageContext/decodeOptions(forKey:firstFrameOnly:)``, and kept in memory
+    /// under ``WebImageContext/memoryKey(forKey:)``. Data that does not decode is a miss,
     /// and a corrupt file is removed. ``WebImageOptions/queryMemoryData`` reads a memory
     /// hit's data the same way. The blocking options (``WebImageOptions/queryDiskDataSync``,
     /// ``WebImageOptions/queryMemoryDataSync``) mean nothing here: they are for the
@@ -15,7 +15,7 @@ extension ImageCache {
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the task was cancelled before the decode.
     public func queryImage(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         if Task.isCancelled { throw .cancelled("The cache query was cancelled") }
         if var hit = memoryHit(forKey: key, options: options, context: context) {
@@ -36,7 +36,7 @@ extension ImageCache {
     /// and the decode; see ``ImageCaching/queryImageSynchronously(forKey:options:context:)``.
     /// An ``ImageCache`` always answers. Never call it from `async` code.
     public func queryImageSynchronously(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) -> ImageCacheQueryResult? {
         if var hit = memoryHit(forKey: key, options: options, context: context) {
             if options.contains(.queryMemoryData), config.shouldUseDisk { hit.data = diskCache.readDataSync(forKey: key) }
@@ -49,7 +49,7 @@ extension ImageCache {
         return keepDiskHit(decoded, data: data, key: key, memoryKey: context.memoryKey(forKey: key), options: decodeOptions)
     }
 
-    private func memoryHit(forKey key: String, options: WebImageOptions, context: ImageCacheContext) -> ImageCacheQueryResult? {
+    private func memoryHit(forKey key: String, options: WebImageOptions, context: WebImageContext) -> ImageCacheQueryResult? {
         guard !options.contains(.queryDiskOnly), var image = imageFromMemory(forKey: context.memoryKey(forKey: key)) else {
             return nil
         }

@@ -11,7 +11,7 @@ extension ImageCachesManager {
     /// miss. A member that fails is passed over like a miss, unless the task was cancelled:
     /// then this throws ``WebImageCodecs/WebImageError/Code/cancelled``.
     public func queryImage(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         let current = snapshot
         let members = current.query.members(of: current.caches)
@@ -27,7 +27,7 @@ extension ImageCachesManager {
 
     /// ``QueryPolicy/serial``: one member at a time until one has it.
     private static func firstHitSerially(
-        _ members: [any ImageCaching], key: String, options: WebImageOptions, context: ImageCacheContext
+        _ members: [any ImageCaching], key: String, options: WebImageOptions, context: WebImageContext
     ) async throws(WebImageError) -> (Int, ImageCacheQueryResult)? {
         for (index, member) in members.enumerated() {
             if Task.isCancelled { throw .cancelled("The cache query was cancelled") }
@@ -42,7 +42,7 @@ extension ImageCachesManager {
     /// ``QueryPolicy/concurrent``: every member at once; the first hit in member order
     /// once every earlier member has missed, and the queries still running are cancelled.
     private static func firstHitConcurrently(
-        _ members: [any ImageCaching], key: String, options: WebImageOptions, context: ImageCacheContext
+        _ members: [any ImageCaching], key: String, options: WebImageOptions, context: WebImageContext
     ) async throws(WebImageError) -> (Int, ImageCacheQueryResult)? {
         let found = await withTaskGroup(of: (Int, ImageCacheQueryResult?).self) { group in
             for (index, member) in members.enumerated() {
@@ -71,7 +71,7 @@ extension ImageCachesManager {
 
     /// Copies a hit into the members before the one that had it; see ``promotesHits``.
     private func promote(
-        _ hit: ImageCacheQueryResult, key: String, options: WebImageOptions, context: ImageCacheContext,
+        _ hit: ImageCacheQueryResult, key: String, options: WebImageOptions, context: WebImageContext,
         into earlier: ArraySlice<any ImageCaching>
     ) {
         let memoryKey = context.memoryKey(forKey: key)

@@ -116,7 +116,7 @@ public final class ImageCachesManager: ImageCaching {
     /// memory hit without data only in their memory, since re-encoding it would cost
     /// more than the copy saves. A ``WebImageOptions/decodeFirstFrameOnly`` image is
     /// not kept in memory (it would stand in for the whole animation), and a thumbnail
-    /// goes to memory under ``ImageCacheContext/memoryKey(forKey:)`` while the
+    /// goes to memory under ``WebImageContext/memoryKey(forKey:)`` while the
     /// full-size data goes to disk under the key. The copy's memory part is done before
     /// the query's completion runs; its disk part finishes in the background (see ``flush()``).
     /// ``imageFromMemory(forKey:)`` never copies.

@@ -35,7 +35,7 @@ public protocol ImageCaching: Sendable {
     /// SDWebImage code asks for explicitly. Never call it from
     /// `async` code: it blocks the thread.
     func queryImageSynchronously(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) -> ImageCacheQueryResult?
 
     /// Looks `key` up: memory first, then disk (decoding and keeping the result in memory).
@@ -45,11 +45,18 @@ public protocol ImageCaching: Sendable {
     /// ``WebImageOptions/decodeFirstFrameOnly``, ``WebImageOptions/queryMemoryData`` and
     /// the synchronous ones), and the manager passes no others.
     ///
+    /// `context` is the one ``WebImageContext`` of the load; a query reads its decoding
+    /// fields (``WebImageContext/thumbnailPixelSize``, ``WebImageContext/preserveAspectRatio``,
+    /// ``WebImageContext/scaleDownLimitBytes``, ``WebImageContext/maxPixelCount``,
+    /// ``WebImageContext/imageScaleFactor``) through
+    /// ``WebImageContext/decodeOptions(forKey:firstFrameOnly:)`` and
+    /// ``WebImageContext/memoryKey(forKey:)``.
+    ///
     /// A miss is a success with ``ImageCacheType/none``.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the task was cancelled first.
     func queryImage(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) async throws(WebImageError) -> ImageCacheQueryResult
 
     /// The encoded data stored on disk for `key`, or `nil`.
@@ -99,26 +106,26 @@ public protocol ImageCaching: Sendable {
 extension ImageCaching {
     /// `nil`: this cache cannot answer a query without suspending.
     public func queryImageSynchronously(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) -> ImageCacheQueryResult? {
         nil
     }
 
     /// ``queryImage(forKey:options:context:)`` with no options and the default context.
     public func queryImage(forKey key: String) async throws(WebImageError) -> ImageCacheQueryResult {
-        try await queryImage(forKey: key, options: [], context: ImageCacheContext())
+        try await queryImage(forKey: key, options: [], context: WebImageContext())
     }
 
     /// ``queryImage(forKey:options:context:)`` with the default context.
     public func queryImage(
         forKey key: String, options: WebImageOptions
     ) async throws(WebImageError) -> ImageCacheQueryResult {
-        try await queryImage(forKey: key, options: options, context: ImageCacheContext())
+        try await queryImage(forKey: key, options: options, context: WebImageContext())
     }
 
     /// ``queryImage(forKey:options:context:)`` with no options.
     public func queryImage(
-        forKey key: String, context: ImageCacheContext
+        forKey key: String, context: WebImageContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         try await queryImage(forKey: key, options: [], context: context)
     }

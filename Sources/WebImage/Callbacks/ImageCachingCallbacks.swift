@@ -11,7 +11,7 @@ import Foundation
 /// callback form. ``ImageCache`` and ``ImageCachesManager`` adopt it.
 ///
 /// Where the callbacks run: a query's completion runs on its context's
-/// ``ImageCacheContext/callbackQueue``, else on ``callbackQueue``; every other completion
+/// ``WebImageContext/callbackQueue``, else on ``callbackQueue``; every other completion
 /// on ``callbackQueue``. The `async` work itself runs in a task, where the `async` form
 /// runs it.
 public protocol ImageCachingCallbacks: ImageCaching {
@@ -38,7 +38,7 @@ extension ImageCachingCallbacks {
     ///   does); otherwise a memory hit as with ``WebImageOptions/queryMemorySync``.
     @discardableResult
     public func queryImage(
-        forKey key: String, options: WebImageOptions = [], context: ImageCacheContext = .init(),
+        forKey key: String, options: WebImageOptions = [], context: WebImageContext = .init(),
         completion: @escaping CacheQueryOperation.Completion
     ) -> CacheQueryOperation {
         let operation = CacheQueryOperation(callbackQueue: context.callbackQueue ?? callbackQueue, completion: completion)
@@ -59,7 +59,7 @@ extension ImageCachingCallbacks {
 
     /// The answer the options ask to have before `queryImage` returns, if there is one.
     private func synchronousAnswer(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) -> ImageCacheQueryResult? {
         let blocking = options.contains(.queryDiskDataSync)
             || options.isSuperset(of: [.queryMemoryData, .queryMemoryDataSync])

@@ -6,7 +6,7 @@ extension ImageDownloader: ImageLoaderCallbacks {
     /// ``callbackQueue``. See ``ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``.
     @discardableResult
     public func requestImage(
-        with url: URL?, options: WebImageOptions, context: ImageLoaderContext,
+        with url: URL?, options: WebImageOptions, context: WebImageContext,
         progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)

@@ -11,7 +11,7 @@ public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadRe
 ///
 /// ```swift
 /// let token = ImageDownloader.shared.requestImage(with: url, options: [.progressiveLoad],
-///                                                 context: ImageLoaderContext(), progress: nil) { result in
+///                                                 context: WebImageContext(), progress: nil) { result in
 ///     if case .success(let response) = result, response.isFinished { show(response.image) }
 /// }
 /// token.cancel()   // this caller only
@@ -23,7 +23,7 @@ public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadRe
 /// form. ``ImageDownloader`` and ``ImageLoadersManager`` adopt it, and
 /// ``FileImageLoader`` and ``DataURLImageLoader`` too.
 ///
-/// Where the callbacks run: on the request's ``ImageLoaderContext/callbackQueue``, else
+/// Where the callbacks run: on the request's ``WebImageContext/callbackQueue``, else
 /// on ``callbackQueue``, never on the calling thread.
 public protocol ImageLoaderCallbacks: ImageLoader {
     /// The queue the callback form delivers on when a request's context names none.
@@ -36,7 +36,7 @@ public protocol ImageLoaderCallbacks: ImageLoader {
     /// in a task; a loader with a queue of its own implements it to queue the request
     /// before returning (``ImageDownloader`` does).
     ///
-    /// Every callback runs on ``ImageLoaderContext/callbackQueue``, else on
+    /// Every callback runs on ``WebImageContext/callbackQueue``, else on
     /// ``callbackQueue``, never on the calling thread: `progress`, then any partial images
     /// (`isFinished == false`) and exactly one final result. Cancelling the token delivers
     /// ``WebImageCodecs/WebImageError/Code/cancelled`` at once; nothing follows the final result.
@@ -44,7 +44,7 @@ public protocol ImageLoaderCallbacks: ImageLoader {
     func requestImage(
         with url: URL?,
         options: WebImageOptions,
-        context: ImageLoaderContext,
+        context: WebImageContext,
         progress: ImageLoaderProgress?,
         completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken
@@ -57,7 +57,7 @@ extension ImageLoaderCallbacks {
     public func requestImage(
         with url: URL?,
         options: WebImageOptions,
-        context: ImageLoaderContext,
+        context: WebImageContext,
         progress: ImageLoaderProgress?,
         completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
@@ -76,7 +76,7 @@ extension ImageLoaderCallbacks {
     public func loadImage(
         with url: URL?,
         options: WebImageOptions = [],
-        context: ImageLoaderContext = ImageLoaderContext(),
+        context: WebImageContext = WebImageContext(),
         progress: @escaping ImageLoaderProgress
     ) async throws(WebImageError) -> ImageLoadResponse {
         guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
@@ -100,7 +100,7 @@ extension ImageLoader {
     /// ``loadImage(with:options:context:observer:)`` in a task and delivers on the
     /// context's callback queue, else on `callbackQueue`.
     func adaptedRequest(
-        with url: URL?, options: WebImageOptions, context: ImageLoaderContext, progress: ImageLoaderProgress?,
+        with url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
         callbackQueue: DispatchQueue, completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)

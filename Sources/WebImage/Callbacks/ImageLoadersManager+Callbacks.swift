@@ -13,7 +13,7 @@ extension ImageLoadersManager: ImageLoaderCallbacks {
     /// callback form has anything to gain from a member's own implementation.
     @discardableResult
     public func requestImage(
-        with url: URL?, options: WebImageOptions, context: ImageLoaderContext,
+        with url: URL?, options: WebImageOptions, context: WebImageContext,
         progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
     ) -> ImageLoadToken {
         guard let loader = loader(for: url) else {

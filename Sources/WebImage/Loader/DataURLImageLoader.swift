@@ -21,7 +21,7 @@ public final class DataURLImageLoader: ImageLoader {
 
     /// Decodes the URL's payload and then the image; see ``ImageLoader``.
     public func loadImage(
-        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         guard canRequestImage(for: url) else {
             throw WebImageError(.invalidURL, "Not a data URL: \(url.absoluteString)")

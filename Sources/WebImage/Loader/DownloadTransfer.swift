@@ -27,7 +27,7 @@ final class DownloadTransfer: Sendable {
     let request: ImageDownloadRequest
     /// The network options and context of the caller that started the transfer.
     let options: WebImageOptions
-    let context: ImageLoaderContext
+    let context: WebImageContext
     private let downloader: ImageDownloader
 
     /// What is in flight, so ``cancel()`` can stop it.
@@ -59,7 +59,7 @@ final class DownloadTransfer: Sendable {
     func markWatched() { watched.store(true, ordering: .relaxed) }
 
     init(id: UInt64, url: URL, key: String, request: ImageDownloadRequest, options: WebImageOptions,
-         context: ImageLoaderContext, downloader: ImageDownloader) {
+         context: WebImageContext, downloader: ImageDownloader) {
         self.id = id
         self.url = url
         self.key = key

@@ -44,7 +44,7 @@ public final class FileImageLoader: ImageLoader {
 
     /// Reads the file on ``ioPool``, then decodes it; see ``ImageLoader``.
     public func loadImage(
-        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         guard url.isFileURL else { throw WebImageError(.invalidURL, "Not a file URL: \(url.redactedForLog)") }
         let (pool, limit) = (ioPool, maxBytes)

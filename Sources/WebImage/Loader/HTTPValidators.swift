@@ -1,7 +1,7 @@
 /// The validators of a stored response, sent back to make a conditional request.
 ///
 /// The manager stores them next to a cached image and passes them in
-/// ``ImageLoaderContext/validators`` with ``WebImageOptions/useHTTPCache``; the
+/// ``WebImageContext/validators`` with ``WebImageOptions/useHTTPCache``; the
 /// downloader then sends `If-None-Match` / `If-Modified-Since`, and a 304 answer fails
 /// with ``WebImageCodecs/WebImageError/Code/cacheNotModified`` so the caller keeps its copy.
 public struct HTTPValidators: Sendable, Hashable {

@@ -7,7 +7,7 @@ extension ImageDownloader {
     /// ``requestImage(with:options:context:progress:completed:)``, before the request is
     /// queued: what the modifier returns is part of the coalescing key.
     func makeRequest(
-        url: URL, options: WebImageOptions, context: ImageLoaderContext
+        url: URL, options: WebImageOptions, context: WebImageContext
     ) throws(WebImageError) -> ImageDownloadRequest {
         var headers = config.httpHeaders
         if let user = config.username, let password = config.password {
@@ -21,7 +21,7 @@ extension ImageDownloader {
             headers["Cookie"] = cookie
         }
         var request = ImageDownloadRequest(url: url, headers: headers)
-        if let modifier = context.requestModifier ?? config.requestModifier {
+        if let modifier = context.downloadRequestModifier ?? config.requestModifier {
             guard let modified = modifier(request) else {
                 throw WebImageError(.invalidDownloadOperation, "The request modifier vetoed the request for \(url.redactedForLog)")
             }

@@ -9,7 +9,9 @@ import Synchronization
 ///
 /// ```swift
 /// let downloader = ImageDownloader(config: .default)
-/// let response = try await downloader.loadImage(with: url, context: .init(decodeOptions: .init(thumbnailPixelSize: .init(width: 200, height: 200))))
+/// var context = WebImageContext()
+/// context.thumbnailPixelSize = PixelSize(width: 200, height: 200)
+/// let response = try await downloader.loadImage(with: url, context: context)
 /// await downloader.shutdown()
 /// ```
 ///
@@ -161,7 +163,7 @@ public final class ImageDownloader: ImageLoader {
     ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, and the
     ///   transfer's error.
     public func loadImage(
-        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         if Task.isCancelled || observer.token?.isCancelled == true { throw .cancelled() }
         let prepared = try prepare(url, options: options, context: context)
@@ -185,15 +187,15 @@ public final class ImageDownloader: ImageLoader {
         let key: String
         let decodeKey: DownloadCaller.DecodeKey
         let options: WebImageOptions
-        let context: ImageLoaderContext
+        let context: WebImageContext
     }
 
-    func prepare(_ url: URL, options: WebImageOptions, context: ImageLoaderContext) throws(WebImageError) -> Prepared {
+    func prepare(_ url: URL, options: WebImageOptions, context: WebImageContext) throws(WebImageError) -> Prepared {
         guard canRequestImage(for: url) else { throw WebImageError(.invalidURL, "Not an http(s) URL: \(url.redactedForLog)") }
         let request = try makeRequest(url: url, options: options, context: context)
         let decodeKey: DownloadCaller.DecodeKey = options.contains(.avoidDecodeImage)
             ? .dataOnly
-            : .decode(context.effectiveDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
+            : .decode(context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
         return Prepared(url: url, request: request, key: Self.coalescingKey(for: request, options: options),
                         decodeKey: decodeKey, options: options, context: context)
     }
@@ -208,7 +210,7 @@ public final class ImageDownloader: ImageLoader {
         let (callerID, join, running, queued) = scheduler.withLock { s in
             let caller = DownloadCaller(
                 id: s.makeID(), options: prepared.options, priority: observer.token?.priority ?? prepared.options.loadPriority,
-                decodeKey: prepared.decodeKey, coder: prepared.context.coders ?? config.coders, observer: observer,
+                decodeKey: prepared.decodeKey, coder: prepared.context.imageCoder ?? config.coders, observer: observer,
                 completion: completion)
             let join = s.join(caller, key: prepared.key) { id in
                 DownloadTransfer(

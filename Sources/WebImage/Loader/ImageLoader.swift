@@ -34,10 +34,15 @@ public protocol ImageLoader: AnyObject, Sendable {
     /// the conditional-request ones, ``WebImageOptions/useHTTPCache`` and
     /// ``WebImageOptions/ignoreCachedResponse``), and the manager passes no others.
     ///
+    /// `context` is the one ``WebImageContext`` of the load; a loader reads its decoding
+    /// (``WebImageContext/decodeOptions``, which the manager always sets, else the fields
+    /// it is derived from), ``WebImageContext/imageCoder``, ``WebImageContext/validators``,
+    /// the request and response modifiers and ``WebImageContext/retryPolicy``.
+    ///
     /// - Throws: the load's ``WebImageCodecs/WebImageError``; ``WebImageCodecs/WebImageError/Code/cancelled`` when the
     ///   task or the token was cancelled.
     func loadImage(
-        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse
 
     /// Whether a URL that failed with `error` should be blocked from further attempts
@@ -74,7 +79,7 @@ extension ImageLoader {
     /// ``WebImageCodecs/WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
     /// ``WebImageCodecs/WebImageError/Code/invalidURL``.
     public func loadImage(
-        with url: URL?, options: WebImageOptions = [], context: ImageLoaderContext = ImageLoaderContext()
+        with url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) async throws(WebImageError) -> ImageLoadResponse {
         guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
         return try await loadImage(with: url, options: options, context: context, observer: ImageLoadObserver())

@@ -71,7 +71,7 @@ public final class ImageLoadersManager: ImageLoader {
     /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` without any I/O when no loader handles
     ///   `url` or its scheme is switched off; otherwise what that loader throws.
     public func loadImage(
-        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         guard let loader = loader(for: url) else { throw refusal(of: url) }
         return try await loader.loadImage(with: url, options: options, context: context, observer: observer)

@@ -7,12 +7,12 @@ import Synchronization
 enum LocalImageLoad {
     /// Loads `url` with `read`, then decodes as `options` and `context` ask.
     static func load(
-        url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver,
+        url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
         coders: any ImageCoder, decodeQueue: DecodeQueue,
         read: @escaping @Sendable () async throws(WebImageError) -> Data
     ) async throws(WebImageError) -> ImageLoadResponse {
-        let coder = context.coders ?? coders
-        let decodeOptions = context.effectiveDecodeOptions(options)
+        let coder = context.imageCoder ?? coders
+        let decodeOptions = context.loaderDecodeOptions(options)
         return try await CancellableLoad.run(token: observer.token) { () async throws(WebImageError) -> ImageLoadResponse in
             let data = try await read()
             guard !data.isEmpty else { throw .badImageData("\(url.scheme ?? "The") URL holds no data") }

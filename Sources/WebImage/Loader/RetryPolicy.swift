@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Every caller that joined a transfer shares its retries: a coalesced transfer is
 /// retried once for all of them, with the policy of the caller that started it
-/// (``ImageLoaderContext/retryPolicy``, else ``DownloaderConfig/retryPolicy``). The
+/// (``WebImageContext/retryPolicy``, else ``DownloaderConfig/retryPolicy``). The
 /// waits are timers on an event loop, which cancellation withdraws at once.
 ///
 /// Every value is clamped when set; each property says how.

@@ -124,7 +124,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
         for (name, value) in head.headers { headers.add(name: name, value: value) }
         var info = HTTPResponseInfo(statusCode: status, headers: headers, url: url)
         downloader.emit(.receivedResponse(transfer.url, statusCode: info.statusCode))
-        if let modifier = transfer.context.responseModifier ?? downloader.config.responseModifier {
+        if let modifier = transfer.context.downloadResponseModifier ?? downloader.config.responseModifier {
             guard let modified = modifier(info) else {
                 throw WebImageError(
                     .invalidDownloadResponse, "The response modifier rejected the response from \(url.redactedForLog)")

@@ -4,10 +4,17 @@ import Foundation
 /// Per-load settings beyond the option flags: SDWebImage's `SDWebImageContext`, as a
 /// typed struct instead of a dictionary.
 ///
+/// As in SDWebImage, it is the one context of every layer: ``ImageManager`` takes it, and
+/// so do its ``ImageLoader`` (``ImageLoader/loadImage(with:options:context:observer:)``)
+/// and its ``ImageCaching`` (``ImageCaching/queryImage(forKey:options:context:)``). Each
+/// field says which layer reads it. The manager hands its loader and its cache queries
+/// its own context with the few fields it decides itself filled in (the loader's decode
+/// options and validators, a cache query's thumbnail size and scale-down budget), in one
+/// place (`WebImageContext+Mapping.swift`).
+///
 /// Every field has a default, so `WebImageContext()` is a plain load through the
-/// manager's cache and loader. ``ImageManager`` maps it onto the loader's
-/// ``ImageLoaderContext`` and the cache's ``ImageCacheContext`` in one place each
-/// (`WebImageContext+Mapping.swift`).
+/// manager's cache and loader (or, given to a loader or a cache directly, a plain
+/// full-size load or query).
 ///
 /// ```swift
 /// var context = WebImageContext()
@@ -29,7 +36,10 @@ public struct WebImageContext: Sendable {
     // MARK: Delivery
 
     /// The queue every callback of the load runs on. It should be serial so results
-    /// arrive in order. `nil`, the default, is the manager's serial callback queue.
+    /// arrive in order. `nil`, the default, is the serial callback queue of whoever
+    /// delivers: the manager's, or for the callback form of a loader
+    /// (``ImageLoaderCallbacks``) or a cache query (``ImageCachingCallbacks``) that
+    /// loader's or cache's. The `async` forms of every layer ignore it.
     public var callbackQueue: DispatchQueue?
 
     // MARK: Components
@@ -38,8 +48,9 @@ public struct WebImageContext: Sendable {
     public var imageCache: (any ImageCaching)?
     /// The loader to download with; `nil`, the default, is the manager's.
     public var imageLoader: (any ImageLoader)?
-    /// The coder that decodes downloaded data; `nil`, the default, is the loader's.
-    /// Disk hits are decoded with the cache's coders.
+    /// The coder that decodes downloaded data; `nil`, the default, is the loader's (by
+    /// default ``WebImageCodecs/ImageCodersManager/shared``). Read by the loader; disk
+    /// hits are decoded with the cache's coders.
     public var imageCoder: (any ImageCoder)?
     /// Transforms the image after loading; its key is appended to the cache key.
     /// `nil`, the default, uses the manager's ``ImageManager/transformer`` (usually none).
@@ -47,15 +58,48 @@ public struct WebImageContext: Sendable {
 
     // MARK: Decoding
 
-    /// The scale of the decoded image; `nil`, the default, takes it from the key
-    /// (`@2x`, `@3x`, see ``CacheKey/scale(for:)``).
+    /// The scale of the decoded image. `nil`, the default, takes it from the key
+    /// (`@2x`, `@3x`, see ``CacheKey/scale(for:)``): the manager resolves it from the
+    /// cache key for its loader's ``decodeOptions``, a cache query from the key it is
+    /// asked; a loader given no key and no ``decodeOptions`` decodes at scale 1.
     public var imageScaleFactor: Double?
-    /// Decode to fit this size in pixels (never larger than the image). The result is
-    /// cached under a thumbnail key; the full-size data is kept under the URL's key.
-    /// Default `nil`, full size.
+    /// Decode to fit this size in pixels (never larger than the image). On a manager
+    /// load the result is cached under a thumbnail key; the full-size data is kept under
+    /// the URL's key. A cache query decodes its disk data to this size and keeps the
+    /// result in memory under ``memoryKey(forKey:)`` (the file is never rewritten); a
+    /// loader given no ``decodeOptions`` decodes to it. Default `nil`, full size.
     public var thumbnailPixelSize: PixelSize?
-    /// With a thumbnail size: keep the aspect ratio (default `true`) or stretch.
+    /// With a thumbnail size: keep the aspect ratio (default `true`) or stretch. Read
+    /// wherever ``thumbnailPixelSize`` is.
     public var preserveAspectRatio: Bool = true
+    /// Decode no larger than this many bytes of RGBA per frame (SDWebImage's
+    /// `SDWebImageContextImageScaleDownLimitBytes`). `nil`, the default, is no limit,
+    /// except that with ``WebImageOptions/scaleDownLargeImages`` the manager and a loader
+    /// use ``defaultScaleDownLimitBytes``.
+    ///
+    /// Read by a cache query (its disk decode) and by a loader given no
+    /// ``decodeOptions``. A field rather than a value derived from the option alone,
+    /// because a cache query never sees ``WebImageOptions/scaleDownLargeImages`` (it is not
+    /// one of the bits the manager hands a query, and adding it would change the options
+    /// every cache gets): the manager resolves the option into this field for its cache
+    /// queries, as it did for the cache's own context, and a direct caller of a cache can
+    /// still ask for any budget.
+    public var scaleDownLimitBytes: Int?
+    /// Refuse images over this many pixels (see ``WebImageCodecs/ImageDecodeOptions/maxPixelCount``).
+    /// Read by a cache query and by a loader given no ``decodeOptions``. Default 100 million.
+    public var maxPixelCount: Int = 100_000_000
+    /// Loaders: decode with exactly these options (``WebImageOptions/decodeFirstFrameOnly``
+    /// and ``WebImageOptions/scaleDownLargeImages`` still applied on top) instead of
+    /// deriving them from ``thumbnailPixelSize``, ``preserveAspectRatio``,
+    /// ``scaleDownLimitBytes``, ``maxPixelCount`` and ``imageScaleFactor``. The downloader
+    /// decodes once per distinct value among the callers of one transfer.
+    ///
+    /// On a manager load the manager sets it for its loader, from those fields and the
+    /// cache key's scale, replacing any value given: what the loader decodes is stored
+    /// under a key made from the fields, so it must be what they say. A cache query does
+    /// not read it, for the same reason: its disk decode is kept in memory under
+    /// ``memoryKey(forKey:)``, which names the fields' thumbnail size. Default `nil`.
+    public var decodeOptions: ImageDecodeOptions?
 
     // MARK: Caching
 
@@ -77,17 +121,25 @@ public struct WebImageContext: Sendable {
 
     // MARK: Downloading
 
-    /// Changes or vetoes the HTTP request of this load. Default `nil`, the downloader's.
+    /// Changes or vetoes the HTTP request of this load; read by the downloader, in place
+    /// of its ``DownloaderConfig/requestModifier``. Default `nil`, the downloader's.
     public var downloadRequestModifier: ImageDownloadRequestModifier?
-    /// Changes or rejects the HTTP response of this load. Default `nil`, the downloader's.
+    /// Changes or rejects the HTTP response of this load; read by the downloader, in place
+    /// of its ``DownloaderConfig/responseModifier``. Default `nil`, the downloader's.
     public var downloadResponseModifier: ImageDownloadResponseModifier?
-    /// How transient network failures of this load are retried. Default `nil`, the
-    /// downloader's ``DownloaderConfig/retryPolicy``. A load that joins another's transfer
-    /// shares that transfer's retries.
+    /// How transient network failures of this load are retried; read by the downloader.
+    /// Default `nil`, the downloader's ``DownloaderConfig/retryPolicy``. A load that joins
+    /// another's transfer shares that transfer's retries (and its policy).
     public var retryPolicy: RetryPolicy?
     /// Whether cached images follow their HTTP caching headers for this load. Default
     /// `nil`, the manager's ``ImageManager/httpCachePolicy``.
     public var httpCachePolicy: HTTPCachePolicy?
+    /// Validators for a conditional request, which the downloader sends only with
+    /// ``WebImageOptions/useHTTPCache`` or ``WebImageOptions/ignoreCachedResponse``
+    /// (a 304 then throws ``WebImageCodecs/WebImageError/Code/cacheNotModified``). On a
+    /// manager load the manager sets it for its loader when it revalidates a stored image,
+    /// replacing any value given (it decides conditional requests itself). Default `nil`.
+    public var validators: HTTPValidators?
 
     // MARK: View layer
 

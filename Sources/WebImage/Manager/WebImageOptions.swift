@@ -106,7 +106,7 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     // `SDWebImageDownloaderOptions` (the loader's) and `SDImageCacheOptions` (the cache's);
     // here they share this one set, at bits no manager option uses.
 
-    /// Loader: make a conditional request with ``ImageLoaderContext/validators``
+    /// Loader: make a conditional request with ``WebImageContext/validators``
     /// (`If-None-Match`, `If-Modified-Since`); a 304 fails with
     /// ``WebImageCodecs/WebImageError/Code/cacheNotModified``.
     ///

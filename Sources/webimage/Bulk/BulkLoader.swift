@@ -28,7 +28,7 @@ final class BulkLoader: ImageLoader {
     func canRequestImage(for url: URL?) -> Bool { inner.canRequestImage(for: url) }
 
     func loadImage(
-        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         let response = try await inner.loadImage(with: url, options: options, context: context, observer: observer)
         let bytes = response.data?.count ?? 0

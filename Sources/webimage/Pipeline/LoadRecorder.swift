@@ -26,7 +26,7 @@ final class LoadRecorder: ImageLoader {
     func canRequestImage(for url: URL?) -> Bool { inner.canRequestImage(for: url) }
 
     func loadImage(
-        with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+        with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         do throws(WebImageError) {
             let response = try await inner.loadImage(with: url, options: options, context: context, observer: observer)

@@ -60,7 +60,7 @@ struct ImageCacheQueryTests {
         let data = try await storeEncoded(RawRGBACoder.image(width: 40, height: 30), forKey: key)
         cache.clearMemory()
         let size = PixelSize(width: 10, height: 10)
-        let context = ImageCacheContext(thumbnailPixelSize: size)
+        let context = WebImageContext.with { $0.thumbnailPixelSize = size }
         let result = try await cache.queryImage(forKey: key, context: context)
         #expect(result.cacheType == .disk)
         #expect(result.image?.width == 10 && result.image?.height == 8)
@@ -103,7 +103,7 @@ struct ImageCacheQueryTests {
         let key = "big"
         _ = try await storeEncoded(RawRGBACoder.image(width: 20, height: 20), forKey: key)
         cache.clearMemory()
-        let result = try await cache.queryImage(forKey: key, context: ImageCacheContext(maxPixelCount: 100))
+        let result = try await cache.queryImage(forKey: key, context: WebImageContext.with { $0.maxPixelCount = 100 })
         #expect(result.cacheType == ImageCacheType.none)
         #expect(await cache.containsImage(forKey: key) == .disk)
     }
@@ -122,7 +122,7 @@ struct ImageCacheQueryTests {
         let gate = DispatchSemaphore(value: 0)
         for _ in 0..<BlockingIOPool.shared.threadCount { BlockingIOPool.shared.submit { gate.wait() } }
         decodeQueue.submit { gate.wait() }
-        let operation = cache.queryImage(forKey: "k", context: ImageCacheContext(callbackQueue: queue)) { result in
+        let operation = cache.queryImage(forKey: "k", context: WebImageContext.with { $0.callbackQueue = queue }) { result in
             calls.withLock { $0.append(result) }
         }
         operation.cancel()

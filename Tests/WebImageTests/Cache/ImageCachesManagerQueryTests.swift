@@ -112,7 +112,7 @@ struct ImageCachesManagerQueryTests {
         let specific = DispatchSpecificKey<Int>()
         queue.setSpecific(key: specific, value: 1)
         let onQueue = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Bool, any Error>) in
-            f.chain.queryImage(forKey: "third", context: ImageCacheContext(callbackQueue: queue)) { result in
+            f.chain.queryImage(forKey: "third", context: WebImageContext.with { $0.callbackQueue = queue }) { result in
                 c.resume(with: result.map { _ in DispatchQueue.getSpecific(key: specific) == 1 })
             }
         }
@@ -131,7 +131,7 @@ struct ImageCachesManagerQueryTests {
         f.chain.queryPolicy = policy
         let calls = Mutex<[Result<ImageCacheQueryResult, WebImageError>]>([])
         let queue = DispatchQueue(label: "test.chain.cancel")
-        let operation = f.chain.queryImage(forKey: "k", context: ImageCacheContext(callbackQueue: queue)) { result in
+        let operation = f.chain.queryImage(forKey: "k", context: WebImageContext.with { $0.callbackQueue = queue }) { result in
             calls.withLock { $0.append(result) }
         }
         #expect(await ManagerTestKit.eventually { held.queries == 1 })  // past the first member's miss

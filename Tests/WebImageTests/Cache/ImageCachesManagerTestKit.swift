@@ -74,7 +74,7 @@ final class CountingCache: ImageCaching {
     var heldOperations: [HeldQuery] { held.withLock { $0 } }
 
     func queryImage(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         count.withLock { $0 += 1 }
         guard holdsQueries else { return try await base.queryImage(forKey: key, options: options, context: context) }

@@ -36,7 +36,7 @@ struct CallbackAdapterTests {
         let onOwn = await withCheckedContinuation { c in cache.queryImage(forKey: "k") { _ in c.resume(returning: own.isCurrent) } }
         #expect(onOwn)
         let onOther = await withCheckedContinuation { c in
-            cache.queryImage(forKey: "k", context: ImageCacheContext(callbackQueue: other.queue)) { _ in
+            cache.queryImage(forKey: "k", context: WebImageContext.with { $0.callbackQueue = other.queue }) { _ in
                 c.resume(returning: other.isCurrent)
             }
         }
@@ -125,12 +125,12 @@ final class SynchronousCache: ImageCaching {
     init(_ base: ImageCache) { self.base = base }
 
     func queryImageSynchronously(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) -> ImageCacheQueryResult? {
         base.queryImageSynchronously(forKey: key, options: options, context: context)
     }
     func queryImage(
-        forKey key: String, options: WebImageOptions, context: ImageCacheContext
+        forKey key: String, options: WebImageOptions, context: WebImageContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         try await base.queryImage(forKey: key, options: options, context: context)
     }

@@ -7,12 +7,14 @@ import WebImageTestOrigin
 /// Coalescing never hands one caller's response to a caller whose request differs.
 @Suite("ImageDownloader: the coalescing key", .timeLimit(.minutes(1)))
 struct ImageDownloaderCoalescingKeyTests {
-    static func authorized(_ user: String) -> ImageLoaderContext {
-        ImageLoaderContext(requestModifier: { request in
-            var request = request
-            request.headers["Authorization"] = "Bearer \(user)"
-            return request
-        })
+    static func authorized(_ user: String) -> WebImageContext {
+        WebImageContext.with {
+            $0.downloadRequestModifier = { request in
+                var request = request
+                request.headers["Authorization"] = "Bearer \(user)"
+                return request
+            }
+        }
     }
 
     @Test("two callers of one URL with different Authorization each get their own image")

@@ -103,9 +103,9 @@ struct ImageDownloaderCoalescingTests {
             let full = LoadRecorder(), small = LoadRecorder(), tiny = LoadRecorder(), dataOnly = LoadRecorder()
             full.request(downloader, origin.url("/sizes.raw"))
             small.request(downloader, origin.url("/sizes.raw"),
-                          context: .init(decodeOptions: .init(thumbnailPixelSize: .init(width: 40, height: 40))))
+                          context: .with { $0.decodeOptions = .init(thumbnailPixelSize: .init(width: 40, height: 40)) })
             tiny.request(downloader, origin.url("/sizes.raw"),
-                         context: .init(decodeOptions: .init(thumbnailPixelSize: .init(width: 8, height: 8))))
+                         context: .with { $0.decodeOptions = .init(thumbnailPixelSize: .init(width: 8, height: 8)) })
             dataOnly.request(downloader, origin.url("/sizes.raw"), options: .avoidDecodeImage)
 
             #expect(try await full.final().get().image?.pixels == pixels)

@@ -71,7 +71,7 @@ struct ImageDownloaderDecodingTests {
             none.request(downloader, origin.url("/c.raw"))
             #expect(await none.finalError()?.code == .badImageData)
 
-            let context = ImageLoaderContext(coders: LoaderTestKit.coders)
+            let context = WebImageContext.with { $0.imageCoder = LoaderTestKit.coders }
             let response = try await downloader.loadImage(
                 with: origin.url("/c.raw"), options: .allowInvalidSSLCertificates, context: context)
             #expect(response.image?.pixels == pixels)
@@ -88,7 +88,7 @@ struct ImageDownloaderDecodingTests {
             queue.setSpecific(key: key, value: true)
             let onQueue = Locked<[Bool]>([])
             let response = try await downloader.loadImage(
-                with: origin.url("/q.raw"), context: .init(callbackQueue: queue),
+                with: origin.url("/q.raw"), context: .with { $0.callbackQueue = queue },
                 progress: { _, _ in onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == true) } })
             #expect(response.isFinished)
             let seen = onQueue.withLock { $0 }

@@ -35,7 +35,7 @@ struct ImageDownloaderHTTPTests {
             var route = TestOrigin.Response(body: bytes)
             route.etag = "\"abc\""
             origin.route("/etag.raw", route)
-            let context = ImageLoaderContext(validators: HTTPValidators(etag: "\"abc\""))
+            let context = WebImageContext.with { $0.validators = HTTPValidators(etag: "\"abc\"") }
             do throws(WebImageError) {
                 _ = try await downloader.loadImage(with: origin.url("/etag.raw"), options: .useHTTPCache, context: context)
                 Issue.record("expected cacheNotModified")
@@ -46,7 +46,7 @@ struct ImageDownloaderHTTPTests {
             // Without the option the validators are not sent.
             _ = try await downloader.loadImage(with: origin.url("/etag.raw"), context: context)
             // A stale ETag gets the full body.
-            let stale = ImageLoaderContext(validators: HTTPValidators(etag: "\"old\""))
+            let stale = WebImageContext.with { $0.validators = HTTPValidators(etag: "\"old\"") }
             let fresh = try await downloader.loadImage(with: origin.url("/etag.raw"), options: .ignoreCachedResponse, context: stale)
             #expect(fresh.http?.validators.etag == "\"abc\"")
         }
@@ -99,18 +99,20 @@ struct ImageDownloaderHTTPTests {
             #expect(await vetoed.finalError()?.code == .invalidDownloadOperation)
             #expect(origin.requestCount("/vetoed.raw") == 0)
 
-            let rejecting = ImageLoaderContext(responseModifier: { _ in nil })
+            let rejecting = WebImageContext.with { $0.downloadResponseModifier = { _ in nil } }
             let rejected = LoadRecorder()
             rejected.request(downloader, origin.url("/ok.raw"), context: rejecting)
             #expect(await rejected.finalError()?.code == .invalidDownloadResponse)
 
             // A response modifier may also turn a failure status into success.
             origin.route("/teapot.raw", .init(status: 418, body: bytes))
-            let lenient = ImageLoaderContext(responseModifier: { info in
-                var info = info
-                info.statusCode = 200
-                return info
-            })
+            let lenient = WebImageContext.with {
+                $0.downloadResponseModifier = { info in
+                    var info = info
+                    info.statusCode = 200
+                    return info
+                }
+            }
             #expect(try await downloader.loadImage(with: origin.url("/teapot.raw"), context: lenient).image != nil)
         }
     }
@@ -140,7 +142,7 @@ struct ImageDownloaderHTTPTests {
             var decode = ImageDecodeOptions()
             decode.scaleDownLimitBytes = 40_000
             let response = try await downloader.loadImage(
-                with: origin.url("/big.raw"), options: .scaleDownLargeImages, context: .init(decodeOptions: decode))
+                with: origin.url("/big.raw"), options: .scaleDownLargeImages, context: .with { $0.decodeOptions = decode })
             let image = try #require(response.image)
             #expect(image.width * image.height * 4 <= 40_000)
             #expect(image.width == 4 * image.height)

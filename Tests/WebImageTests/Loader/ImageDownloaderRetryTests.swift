@@ -69,7 +69,7 @@ struct ImageDownloaderRetryTests {
             capped.maxRetryAfter = 0.15
             let recorder = LoadRecorder()
             let start = ContinuousClock.now
-            recorder.request(downloader, origin.url("/slowdown.raw"), context: ImageLoaderContext(retryPolicy: capped))
+            recorder.request(downloader, origin.url("/slowdown.raw"), context: WebImageContext.with { $0.retryPolicy = capped })
             let error = await recorder.finalError()
             #expect(error?.message.contains("budget") == true)
             #expect(origin.requestCount("/slowdown.raw") == 3)
@@ -108,7 +108,7 @@ struct ImageDownloaderRetryTests {
         #expect(single?.code == .cannotConnect)
         #expect(single?.message.contains("attempt") == false)
         let retried = LoadRecorder()
-        retried.request(downloader, url, context: ImageLoaderContext(retryPolicy: Self.quick))
+        retried.request(downloader, url, context: WebImageContext.with { $0.retryPolicy = Self.quick })
         let error = await retried.finalError()
         #expect(error?.code == .cannotConnect)
         #expect(error?.message.contains("after 4 attempts") == true)

@@ -38,7 +38,7 @@ struct LoaderSchemesTests {
         let member = try #require(LoaderSchemes(scheme: scheme))
         let loaders = ImageLoadersManager(loaders: [FileImageLoader(), DataURLImageLoader(), downloader])
         loaders.allowedSchemes = .all
-        let context = ImageLoaderContext(coders: LoaderTestKit.coders)
+        let context = WebImageContext.with { $0.imageCoder = LoaderTestKit.coders }
 
         loaders.allowedSchemes.remove(member)
         #expect(!loaders.canRequestImage(for: url))

@@ -26,7 +26,7 @@ struct ImageManagerStallTests {
         func release() { released.withLock { $0 = true } }
 
         func queryImage(
-            forKey key: String, options: WebImageOptions, context: ImageCacheContext
+            forKey key: String, options: WebImageOptions, context: WebImageContext
         ) async throws(WebImageError) -> ImageCacheQueryResult {
             if key == stalledKey {
                 stalled.withLock { $0 += 1 }

@@ -39,7 +39,7 @@ struct OptionSetMergeTests {
 
         func canRequestImage(for url: URL?) -> Bool { true }
         func loadImage(
-            with url: URL, options: WebImageOptions, context: ImageLoaderContext, observer: ImageLoadObserver
+            with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
         ) async throws(WebImageError) -> ImageLoadResponse {
             seen.withLock { $0.append(options) }
             throw WebImageError(.cannotConnect, "recording loader: no network")
@@ -55,13 +55,13 @@ struct OptionSetMergeTests {
         init(_ base: ImageCache) { self.base = base }
 
         func queryImageSynchronously(
-            forKey key: String, options: WebImageOptions, context: ImageCacheContext
+            forKey key: String, options: WebImageOptions, context: WebImageContext
         ) -> ImageCacheQueryResult? {
             seen.withLock { $0.append(options) }
             return base.queryImageSynchronously(forKey: key, options: options, context: context)
         }
         func queryImage(
-            forKey key: String, options: WebImageOptions, context: ImageCacheContext
+            forKey key: String, options: WebImageOptions, context: WebImageContext
         ) async throws(WebImageError) -> ImageCacheQueryResult {
             seen.withLock { $0.append(options) }
             return try await base.queryImage(forKey: key, options: options, context: context)

@@ -69,7 +69,7 @@ final class LoadRecorder: Sendable {
     @discardableResult
     func request(
         _ loader: any ImageLoaderCallbacks, _ url: URL?, options: WebImageOptions = [],
-        context: ImageLoaderContext = ImageLoaderContext()
+        context: WebImageContext = WebImageContext()
     ) -> ImageLoadToken {
         loader.requestImage(with: url, options: options, context: context, progress: progress, completed: completion)
     }
