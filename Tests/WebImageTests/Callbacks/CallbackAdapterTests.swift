@@ -120,7 +120,7 @@ extension CountingCache: ImageCachingCallbacks {}
 
 /// A cache that is not an ``ImageCache`` but answers the blocking query (through the one
 /// it wraps): what a custom cache with a synchronous store of its own would do.
-final class SynchronousCache: ImageCaching {
+final class SynchronousCache: ForwardingCache {
     let base: ImageCache
     init(_ base: ImageCache) { self.base = base }
 
@@ -134,19 +134,4 @@ final class SynchronousCache: ImageCaching {
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         try await base.queryImage(forKey: key, options: options, context: context)
     }
-    func imageFromMemory(forKey key: String) -> DecodedImage? { base.imageFromMemory(forKey: key) }
-    func diskData(forKey key: String) async -> Data? { await base.diskData(forKey: key) }
-    func extendedData(forKey key: String) async -> Data? { await base.extendedData(forKey: key) }
-    func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
-        try await base.setExtendedData(data, forKey: key)
-    }
-    func store(_ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws(WebImageError) {
-        try await base.store(image, data: data, forKey: key, cacheType: cacheType)
-    }
-    func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
-    func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        await base.containsImage(forKey: key, cacheType: cacheType)
-    }
-    func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
-    func flush() async { await base.flush() }
 }

@@ -29,7 +29,7 @@ struct ContextMergeTests {
     }
 
     /// An ``ImageCache`` that records the key and context of every query.
-    final class ContextRecordingCache: ImageCaching {
+    final class ContextRecordingCache: ForwardingCache {
         let base: ImageCache
         private let seen = Mutex<[(key: String, context: WebImageContext)]>([])
         var queries: [(key: String, context: WebImageContext)] { seen.withLock { $0 } }
@@ -48,21 +48,6 @@ struct ContextMergeTests {
             seen.withLock { $0.append((key: key, context: context)) }
             return try await base.queryImage(forKey: key, options: options, context: context)
         }
-        func imageFromMemory(forKey key: String) -> DecodedImage? { base.imageFromMemory(forKey: key) }
-        func diskData(forKey key: String) async -> Data? { await base.diskData(forKey: key) }
-        func extendedData(forKey key: String) async -> Data? { await base.extendedData(forKey: key) }
-        func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
-            try await base.setExtendedData(data, forKey: key)
-        }
-        func store(_ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws(WebImageError) {
-            try await base.store(image, data: data, forKey: key, cacheType: cacheType)
-        }
-        func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
-        func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-            await base.containsImage(forKey: key, cacheType: cacheType)
-        }
-        func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
-        func flush() async { await base.flush() }
     }
 
     /// 60 MiB of RGBA: SDWebImage's scale-down budget, written out rather than read from

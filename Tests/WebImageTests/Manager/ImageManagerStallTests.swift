@@ -11,7 +11,7 @@ import WebImageTestOrigin
 @Suite("ImageManager: a stalled cache or coder blocks no other load", .timeLimit(.minutes(1)))
 struct ImageManagerStallTests {
     /// An ``ImageCache`` whose queries for `stalledKey` suspend until released (or cancelled).
-    final class StallingCache: ImageCaching {
+    final class StallingCache: ForwardingCache {
         let base: ImageCache
         let stalledKey: String
         private let released = Mutex(false)
@@ -34,21 +34,6 @@ struct ImageManagerStallTests {
             }
             return try await base.queryImage(forKey: key, options: options, context: context)
         }
-        func imageFromMemory(forKey key: String) -> DecodedImage? { base.imageFromMemory(forKey: key) }
-        func diskData(forKey key: String) async -> Data? { await base.diskData(forKey: key) }
-        func extendedData(forKey key: String) async -> Data? { await base.extendedData(forKey: key) }
-        func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
-            try await base.setExtendedData(data, forKey: key)
-        }
-        func store(_ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws(WebImageError) {
-            try await base.store(image, data: data, forKey: key, cacheType: cacheType)
-        }
-        func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
-        func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-            await base.containsImage(forKey: key, cacheType: cacheType)
-        }
-        func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
-        func flush() async { await base.flush() }
     }
 
     /// The PNG coder, stuck in every call about data whose size is `stalledSize`

@@ -47,7 +47,7 @@ struct OptionSetMergeTests {
     }
 
     /// An ``ImageCache`` that records the options of every query.
-    final class OptionsRecordingCache: ImageCaching {
+    final class OptionsRecordingCache: ForwardingCache {
         let base: ImageCache
         private let seen = Mutex<[WebImageOptions]>([])
         var queries: [WebImageOptions] { seen.withLock { $0 } }
@@ -66,21 +66,6 @@ struct OptionSetMergeTests {
             seen.withLock { $0.append(options) }
             return try await base.queryImage(forKey: key, options: options, context: context)
         }
-        func imageFromMemory(forKey key: String) -> DecodedImage? { base.imageFromMemory(forKey: key) }
-        func diskData(forKey key: String) async -> Data? { await base.diskData(forKey: key) }
-        func extendedData(forKey key: String) async -> Data? { await base.extendedData(forKey: key) }
-        func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
-            try await base.setExtendedData(data, forKey: key)
-        }
-        func store(_ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws(WebImageError) {
-            try await base.store(image, data: data, forKey: key, cacheType: cacheType)
-        }
-        func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
-        func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-            await base.containsImage(forKey: key, cacheType: cacheType)
-        }
-        func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
-        func flush() async { await base.flush() }
     }
 
     @Test("every named option has one bit of its own")
