@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Testing
+@testable import WebImage
 import WebImageTestOrigin
 @testable import WebImageServer
 
@@ -29,6 +30,55 @@ struct LimitsTests {
             #expect(try await slow.value.status == 200)
             // With the slot free again the same request succeeds.
             #expect(try await proxy.get(ProxyHarness.unsafePath(origin.url("/other.jpg"), "rs:fit:50:50")).status == 200)
+        }
+    }
+
+    /// A request waiting in line for a transform slot or for memory: when its own request
+    /// deadline passes first it is a 504 (`timedOut`), when the gate's longest wait passes
+    /// first a 503 (`overloaded`), when its client leaves a 499.
+    @Test func aWaitInLineEndsAs504AtTheDeadlineAnd503AtTheGatesLongestWait() async throws {
+        let gate = AdmissionGate(capacity: 1, maxWaiting: 4, maxWait: .seconds(10))
+        try await gate.acquire(1)
+        let start = ContinuousClock.now
+        await #expect(throws: ProxyError.requestTimedOut) {
+            try await gate.admit(units: 1, deadline: .now + .milliseconds(100)) { () }
+        }
+        #expect(ContinuousClock.now - start >= .milliseconds(90))
+        let impatient = AdmissionGate(capacity: 1, maxWaiting: 4, maxWait: .milliseconds(50))
+        try await impatient.acquire(1)
+        await #expect(throws: ProxyError.overloaded) {
+            try await impatient.admit(units: 1, deadline: .now + .seconds(10)) { () }
+        }
+        let leaving = Task { try await gate.admit(units: 1, deadline: .now + .seconds(10)) { () } }
+        try await Task.sleep(for: .milliseconds(20))
+        leaving.cancel()
+        await #expect(throws: ProxyError.clientClosedRequest) { try await leaving.value }
+        gate.release(1)
+        impatient.release(1)
+        #expect(gate.usedUnits == 0 && impatient.usedUnits == 0)
+    }
+
+    /// The request that runs a render checks its deadline between stages: one that waited
+    /// for the slot and then for its source past the request timeout answers 504 once the
+    /// fetch returns (imgproxy checks its timeout between steps too).
+    @Test func aRenderPastItsDeadlineAfterTheFetchAnswers504() async throws {
+        let origin = try await TestOrigin.start(host: "127.0.0.2")
+        defer { Task { await origin.shutdown() } }
+        let jpeg = try Fixtures.landscapeJPEG()
+        origin.route("/first.jpg", .init(body: jpeg, contentType: "image/jpeg", delay: .milliseconds(600)))
+        origin.route("/second.jpg", .init(body: jpeg, contentType: "image/jpeg", delay: .milliseconds(600)))
+        var config = ProxyConfig.unsigned
+        config.maxConcurrentTransforms = 1
+        config.maxQueuedTransforms = 4
+        config.requestTimeout = 1
+        try await ProxyHarness.with(config) { proxy in
+            let first = Task { try await proxy.get(ProxyHarness.unsafePath(origin.url("/first.jpg"), "rs:fit:50:50")) }
+            for _ in 0..<200 where origin.requestCount("/first.jpg") == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let second = try await proxy.get(ProxyHarness.unsafePath(origin.url("/second.jpg"), "rs:fit:50:50"))
+            #expect(try await first.value.status == 200)
+            #expect(origin.requestCount("/second.jpg") == 1, "it got the slot and fetched")
+            #expect(second.status == 504)
+            #expect(second.errorCode?.name == "timedOut")
         }
     }
 
