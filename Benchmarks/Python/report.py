@@ -155,11 +155,16 @@ What each row measures:
 - network: 1000 distinct ~50 KB JPEGs from a private nginx on 127.0.0.1, 16 at
   once, cold cache, three rows: transfer only, ours through a new
   `ImageDownloader` with `.avoidDecodeImage` (16 concurrent transfers, all 1000
-  requested at once) against curl (`--parallel --parallel-max 16`); download +
-  decode to RGBA through a new `ImageDownloader`, against aiohttp downloading
-  and Pillow decoding on the default thread pool; and the same through a new
+  requested at once) against curl (`--parallel --parallel-max 16`, one process:
+  curl is not CPU-bound here, and two processes measured slower); download + decode to RGBA through a
+  new `ImageDownloader`, against aiohttp downloading and Pillow decoding on the
+  default thread pool (one worker process per core, started before the clock,
+  each with its share of the list and of the 16); and the same through a new
   `ImageManager` (default options, memory and disk cache cold in a fresh
   temporary directory, so every image is also stored), against aiohttp + Pillow.
+  Each side prints the cores it kept busy over the measured time (user + system
+  CPU of its processes ÷ wall); a peer under 1.5 of 2 cores makes the row "not
+  comparable" instead of pass or fail.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
   ran 100 concurrent `loadImage` calls on one new `ImageDownloader`.
 - animation: `gif/image-gif/gifplayer-muybridge.gif` (380 frames of 472×298;

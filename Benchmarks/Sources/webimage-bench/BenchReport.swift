@@ -12,6 +12,9 @@ struct BenchReport: Encodable {
     var pixelsPerSample: Int = 0
     /// The process's peak resident set (VmHWM), in bytes.
     var peakRSSBytes: Int = 0
+    /// Cores the process kept busy over the measured iterations (user + system CPU ÷
+    /// wall), for the modes whose rows print it.
+    var coresBusy: Double?
     /// Set when the mode could not be measured, with the reason.
     var notMeasured: String?
     var error: ErrorInfo?

@@ -48,9 +48,9 @@ enum ManagerWork {
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-bench-manager-download-\(getpid())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], pixels: Int) in
+        let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
             var pixels = 0, round = 0
-            let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
+            let (samples, cores) = try await Sampler.samplesAndCores(iterations: iterations, warmup: warmup) { () async throws in
                 round += 1
                 var config = DownloaderConfig()
                 config.maxConcurrentDownloads = concurrency
@@ -73,10 +73,10 @@ enum ManagerWork {
                 }
                 await downloader.shutdown()
             }
-            return (samples, pixels)
+            return (samples, cores, pixels)
         }
         return BenchReport(mode: BenchMode.managerDownload.rawValue, ok: measured.pixels > 0, samples: measured.samples,
                            opsPerSample: urls.count, pixelsPerSample: measured.pixels,
-                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+                           peakRSSBytes: ProcessMemory.peakResidentBytes(), coresBusy: measured.cores)
     }
 }

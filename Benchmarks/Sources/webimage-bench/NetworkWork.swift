@@ -26,9 +26,9 @@ enum NetworkWork {
     static func download(paths: [String], concurrency: Int, dataOnly: Bool, iterations: Int,
                          warmup: Int) throws -> BenchReport {
         let urls = try urls(in: paths)
-        let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], pixels: Int) in
+        let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
             var pixels = 0
-            let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
+            let (samples, cores) = try await Sampler.samplesAndCores(iterations: iterations, warmup: warmup) { () async throws in
                 var config = DownloaderConfig()
                 config.maxConcurrentDownloads = concurrency
                 let downloader = ImageDownloader(config: config)
@@ -41,12 +41,12 @@ enum NetworkWork {
                 // Not part of the sample: the next iteration's clock starts after this.
                 await downloader.shutdown()
             }
-            return (samples, pixels)
+            return (samples, cores, pixels)
         }
         let mode = dataOnly ? BenchMode.downloadData : BenchMode.download
         return BenchReport(mode: mode.rawValue, ok: measured.pixels > 0, samples: measured.samples,
                            opsPerSample: urls.count, pixelsPerSample: measured.pixels,
-                           peakRSSBytes: ProcessMemory.peakResidentBytes())
+                           peakRSSBytes: ProcessMemory.peakResidentBytes(), coresBusy: measured.cores)
     }
 
     /// `count` loads of the one URL in `arguments`, all started at once on a new

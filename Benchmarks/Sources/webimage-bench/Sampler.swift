@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Times repetitions of a piece of work on a monotonic clock.
 enum Sampler {
     /// Runs `body` `warmup` times unmeasured, then `iterations` times, returning the
@@ -27,6 +31,27 @@ enum Sampler {
             result.append(seconds(clock.now - start))
         }
         return result
+    }
+
+    /// ``samples(iterations:warmup:isolation:_:)``, plus the cores the process kept busy
+    /// while the measured iterations ran: its user + system CPU (every thread) over their
+    /// wall time, so a row can print each side's cores busy.
+    static func samplesAndCores(
+        iterations: Int, warmup: Int, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
+    ) async rethrows -> (samples: [Double], coresBusy: Double?) {
+        for _ in 0..<warmup { try await body() }
+        let cpuBefore = cpuSeconds()
+        let samples = try await Self.samples(iterations: iterations, warmup: 0, body)
+        let wall = samples.reduce(0, +)
+        guard let before = cpuBefore, let after = cpuSeconds(), wall > 0 else { return (samples, nil) }
+        return (samples, (after - before) / wall)
+    }
+
+    /// The process's user + system CPU time so far (every thread), in seconds.
+    static func cpuSeconds() -> Double? {
+        var now = timespec()
+        guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) == 0 else { return nil }
+        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
     }
 
     static func seconds(_ elapsed: Duration) -> Double {

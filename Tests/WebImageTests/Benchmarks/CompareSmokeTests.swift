@@ -51,7 +51,9 @@ struct CompareSmokeTests {
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             try #require(cells.count == 8, "\(row)")
             let result = cells[6]
-            #expect(["pass", "FAIL", "info"].contains(result) || result.hasPrefix("not measured: "), "\(row)")
+            // "not comparable: …": a peer that kept under 1.5 of 2 cores busy (the network and bulk rows).
+            #expect(["pass", "FAIL", "info"].contains(result) || result.hasPrefix("not measured: ")
+                        || result.hasPrefix("not comparable: "), "\(row)")
             #expect(!cells[5].isEmpty, "a row without a goal: \(row)")
         }
         for work in ["full JPEG decode", "thumbnail", "PNG decode", "animated GIF decode", "WebP decode",
