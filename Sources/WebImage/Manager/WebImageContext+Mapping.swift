@@ -66,13 +66,20 @@ extension WebImageContext {
     /// ``imageScaleFactor`` (else the scale of `key`, ``CacheKey/scale(for:)``). It does
     /// not read ``decodeOptions`` (see there why).
     public func decodeOptions(forKey key: String, firstFrameOnly: Bool) -> ImageDecodeOptions {
+        var result = fieldDecodeOptions(scale: imageScaleFactor ?? CacheKey.scale(for: key))
+        result.firstFrameOnly = firstFrameOnly
+        return result
+    }
+
+    /// The decode options the context's decoding fields describe, at `scale`: what a cache
+    /// and a loader without ``decodeOptions`` both start from.
+    private func fieldDecodeOptions(scale: Double) -> ImageDecodeOptions {
         ImageDecodeOptions(
             thumbnailPixelSize: thumbnailPixelSize,
             preserveAspectRatio: preserveAspectRatio,
             scaleDownLimitBytes: scaleDownLimitBytes,
             maxPixelCount: maxPixelCount,
-            firstFrameOnly: firstFrameOnly,
-            scale: imageScaleFactor ?? CacheKey.scale(for: key))
+            scale: scale)
     }
 
     // MARK: What a loader reads
@@ -82,12 +89,7 @@ extension WebImageContext {
     /// it from), then the option flags on top (first frame only, the scale-down budget
     /// when none is set).
     func loaderDecodeOptions(_ options: WebImageOptions) -> ImageDecodeOptions {
-        var result = decodeOptions ?? ImageDecodeOptions(
-            thumbnailPixelSize: thumbnailPixelSize,
-            preserveAspectRatio: preserveAspectRatio,
-            scaleDownLimitBytes: scaleDownLimitBytes,
-            maxPixelCount: maxPixelCount,
-            scale: imageScaleFactor ?? 1)
+        var result = decodeOptions ?? fieldDecodeOptions(scale: imageScaleFactor ?? 1)
         if options.contains(.decodeFirstFrameOnly) { result.firstFrameOnly = true }
         if options.contains(.scaleDownLargeImages), result.scaleDownLimitBytes == nil {
             result.scaleDownLimitBytes = Self.defaultScaleDownLimitBytes
