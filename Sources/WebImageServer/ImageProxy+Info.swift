@@ -10,11 +10,12 @@ import WebImageCodecs
 ///
 /// ```
 /// path ─ signature (403) ─ info options, info `default` preset (400) ─ allowlist (403)
-///   └─ result cache (memory, then disk), key "info#" + settings fingerprint + path   hit → 200 / 304
-///        └─ one computation per key (SingleFlight), in a transform slot (503 when the line is full)
-///             └─ SourceFetcher ─ header (pixel limit, 422) ─ memory reserved when pixels are needed
+///   └─ info stage (PipelineStage), key "info#" + settings fingerprint + path: memory hit → 200 / 304;
+///      else one run per key: disk hit, else a computation in a transform slot (503 when the line
+///      is full), then stored
+///             └─ source stage (SourceFetcher) ─ header (pixel limit, 422) ─ memory reserved when pixels are needed
 ///                  └─ ImageInfo on DecodeQueue (header facts; one ≤100 px thumbnail for the rest)
-///                       └─ the crop window (ProcessingPlan) ─ JSON ─ result cache
+///                       └─ the crop window (ProcessingPlan) ─ JSON
 /// ```
 extension ImageProxy {
     static let infoRequests = Counter(label: "webimage_serve_info_requests_total")
@@ -55,23 +56,15 @@ extension ImageProxy {
     /// The answer for `key`: cached, else computed once for every waiting request, within
     /// the request timeout.
     private func info(_ request: InfoURL, key: String) async throws(ProxyError) -> InfoResult {
-        if let results, let hit = await results.info(forKey: key) {
-            Self.resultHits.increment()
-            return hit
+        let deadline = requestDeadline()
+        return try await infos.value(forKey: key, deadline: deadline) { [self] _ throws(ProxyError) in
+            .init(try await slots.admit(units: 1, deadline: deadline) { await makeInfo(request, deadline: deadline) }.get())
         }
-        let work: @Sendable (ContinuousClock.Instant) async -> Result<InfoResult, ProxyError> = { [self] deadline in
-            do throws(ProxyError) {
-                return try await slots.admit(units: 1, deadline: deadline) { await makeInfo(request, key: key, deadline: deadline) }
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try await shared(infos, key: key, work)
     }
 
-    /// Fetches the source, reads it and caches the JSON. Runs in a transform slot.
+    /// Fetches the source and reads it (``infos`` caches the JSON). Runs in a transform slot.
     private func makeInfo(
-        _ request: InfoURL, key: String, deadline: ContinuousClock.Instant
+        _ request: InfoURL, deadline: ContinuousClock.Instant
     ) async -> Result<InfoResult, ProxyError> {
         do throws(ProxyError) {
             let source = try await sources.image(for: request.source, deadline: deadline)
@@ -106,7 +99,6 @@ extension ImageProxy {
             hash.update(data: json)
             let etag = "\"" + hash.finalize().prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
             let result = InfoResult(json: json, etag: etag, lastModified: source.lastModified.flatMap(HTTPDateFormat.parse) ?? Date())
-            results?.storeInfo(result, forKey: key)
             return .success(result)
         } catch {
             return .failure(error)

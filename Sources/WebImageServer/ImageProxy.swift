@@ -11,10 +11,11 @@ import WebImageCodecs
 ///
 /// ```
 /// path ─ signature (403) ─ options: hints, default preset, URL (400) ─ allowlist (403) ─ output choice (Vary)
-///   └─ result cache (memory, then disk), keyed by settings fingerprint + path + choice   hit → 200 / 304
-///        └─ one render per key at a time (SingleFlight), in a transform slot (503 when the line is full)
-///             └─ SourceFetcher: the source's bytes, from disk or one transfer per URL
-///                (the allowlist and the SSRF guard on every redirect hop)
+///   └─ result stage (PipelineStage), keyed by settings fingerprint + path + choice:
+///      memory hit → 200 / 304; else one run per key: disk hit, else a render in a transform slot
+///      (503 when the line is full), then stored
+///             └─ source stage (SourceFetcher's PipelineStage): the source's bytes, from memory or disk,
+///                else one transfer per URL (the allowlist and the SSRF guard on every redirect hop)
 ///                  └─ ImageHeader → ProcessingPlan → reserve the peak from the memory budget (wait, else 503)
 ///                       └─ ImageRenderer on DecodeQueue: decode at the planned size, then imgproxy's
 ///                          pipeline as transformers, encode (animations frame by frame) → result cache
@@ -47,12 +48,18 @@ public final class ImageProxy: Sendable {
     /// The S3 client, when S3 sources are on.
     let s3: S3Client?
     let sourceDisk: DiskCache?
-    let results: ResultCache?
+    /// Encoded results by key (settings fingerprint + signed path + output choice): bounded
+    /// memory in front of the results' disk cache; `nil` without caching.
+    let results: TieredCache<RenderedImage>?
+    /// `/info` answers by theirs (`info#` + fingerprint + signed path), in the same disk
+    /// cache with a sixteenth of the memory bytes (a JSON answer is a few hundred bytes).
+    let infoResults: TieredCache<InfoResult>?
     let budget: DiskBudget?
-    /// Renders being made, by key, each on its first caller's task.
-    let renders = SingleFlight<String, Result<RenderedImage, ProxyError>>()
-    /// `/info` answers being made, by key, each on its first caller's task.
-    let infos = SingleFlight<String, Result<InfoResult, ProxyError>>()
+    /// The pipeline's result stage: the result cache, else one render per key, on the
+    /// first caller's task, then cached.
+    let renders: PipelineStage<RenderedImage, ProxyError>
+    /// The same for `/info` answers.
+    let infos: PipelineStage<InfoResult, ProxyError>
     /// Transform slots: how many requests fetch and render at once.
     let slots: AdmissionGate
     /// Bytes of decoded pixels in flight.
@@ -98,14 +105,18 @@ public final class ImageProxy: Sendable {
             diskConfig.ioPool = BlockingIOPool(threadCount: config.ioThreads)
             self.budget = budget
             sourceDisk = DiskCache(directory: root.appendingPathComponent("sources", isDirectory: true), config: diskConfig)
-            results = ResultCache(
-                disk: DiskCache(directory: root.appendingPathComponent("results", isDirectory: true), config: diskConfig),
-                memoryBytes: config.memoryCacheBytes)
+            let resultDisk = DiskCache(directory: root.appendingPathComponent("results", isDirectory: true), config: diskConfig)
+            results = TieredCache(disk: resultDisk, memoryBytes: config.memoryCacheBytes)
+            infoResults = TieredCache(disk: resultDisk, memoryBytes: config.memoryCacheBytes / 16)
         } else {
             budget = nil
             sourceDisk = nil
             results = nil
+            infoResults = nil
         }
+        let countHit: @Sendable () -> Void = { Self.resultHits.increment() }
+        renders = PipelineStage(cache: results, waitFailure: ProxyError.init(waiting:), onStoredHit: countHit)
+        infos = PipelineStage(cache: infoResults, waitFailure: ProxyError.init(waiting:), onStoredHit: countHit)
         // Local files are read on a pool of their own, so a slow disk there never holds up
         // the caches' reads; its line is bounded like every queue of the server.
         let local = config.localRoot.flatMap {
@@ -128,7 +139,7 @@ public final class ImageProxy: Sendable {
     /// Finishes pending cache writes and closes the downloader's connections. In-flight
     /// requests should have ended first (the server's graceful shutdown does that).
     public func shutdown() async {
-        await results?.flush()
+        await results?.flush()  // the info answers share its disk cache
         await sourceDisk?.flush()
         await downloader.shutdown()
         await s3?.shutdown()
@@ -218,48 +229,30 @@ public final class ImageProxy: Sendable {
         }
     }
 
-    /// The result for `key`: from the caches, else rendered once for every waiting request.
+    /// The result for `key`: from the caches, else rendered once for every waiting request,
+    /// within the request timeout (``ProxyError/requestTimedOut``). The first caller renders
+    /// on its own task, checking the deadline between stages; a joiner waits on a timer (no
+    /// task) and stops waiting at the deadline while the render goes on for the others.
     private func render(_ request: ProxyURL, choice: OutputChoice, key: String) async throws(ProxyError) -> RenderedImage {
-        if let results, let hit = await results.value(forKey: key) {
-            Self.resultHits.increment()
-            return hit
+        let deadline = requestDeadline()
+        return try await renders.value(forKey: key, deadline: deadline) { [self] _ throws(ProxyError) in
+            .init(try await slots.admit(units: 1, deadline: deadline) {
+                await make(request, choice: choice, deadline: deadline)
+            }.get())
         }
-        let work: @Sendable (ContinuousClock.Instant) async -> Result<RenderedImage, ProxyError> = { [self] deadline in
-            do throws(ProxyError) {
-                return try await slots.admit(units: 1, deadline: deadline) {
-                    await make(request, choice: choice, key: key, deadline: deadline)
-                }
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try await shared(renders, key: key, work)
     }
 
-    /// The result of `work` for `key` from `flight`, within the request timeout
-    /// (``ProxyError/requestTimedOut``). The first caller runs `work` on its own task and
-    /// passes it the deadline to check between stages; a joiner waits on a timer (no task)
-    /// and stops waiting at the deadline while the work goes on for the others.
-    func shared<T: Sendable>(
-        _ flight: SingleFlight<String, Result<T, ProxyError>>, key: String,
-        _ work: @escaping @Sendable (ContinuousClock.Instant) async -> Result<T, ProxyError>
-    ) async throws(ProxyError) -> T {
-        let deadline = ContinuousClock.now + .milliseconds(Int64(config.requestTimeout * 1000))
-        let result: Result<T, ProxyError>
-        do {
-            result = try await flight.value(forKey: key, deadline: deadline) { await work(deadline) }
-        } catch {
-            throw ProxyError(waiting: error)
-        }
-        return try result.get()
+    /// When a request arriving now times out.
+    func requestDeadline() -> ContinuousClock.Instant {
+        ContinuousClock.now + .milliseconds(Int64(config.requestTimeout * 1000))
     }
 
-    /// Fetches, plans, renders and caches one result. Runs in a transform slot, on the
+    /// Fetches, plans and renders one result (``renders`` caches it). Runs in a transform slot, on the
     /// task of the request that asked first; gives up with ``ProxyError/requestTimedOut``
     /// at the first stage boundary past `deadline` (a decode under way is finished, then
     /// its result kept).
     private func make(
-        _ request: ProxyURL, choice: OutputChoice, key: String, deadline: ContinuousClock.Instant
+        _ request: ProxyURL, choice: OutputChoice, deadline: ContinuousClock.Instant
     ) async -> Result<RenderedImage, ProxyError> {
         let start = ContinuousClock.now
         Self.renderCount.increment()
@@ -306,7 +299,6 @@ public final class ImageProxy: Sendable {
             let result = RenderedImage(
                 data: output.data, format: output.format, etag: etag,
                 lastModified: lastModified, sourceCacheControl: ResponseRules.passthroughCacheControl(source))
-            results?.store(result, forKey: key)
             let elapsed = (ContinuousClock.now - start).components
             Self.renderTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             return .success(result)

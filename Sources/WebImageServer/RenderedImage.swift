@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
+import WebImage
 import WebImageCodecs
 
 /// One encoded proxy result with what its HTTP response needs: the bytes, the format,
 /// a strong `ETag` and the `Last-Modified` time. Stored as is in the result caches.
-public struct RenderedImage: Sendable, Hashable {
+public struct RenderedImage: Sendable, Hashable, DiskStorable {
     public var data: Data
     public var format: ImageFormat
     /// Quoted, as sent in `ETag`.
@@ -37,13 +38,16 @@ public struct RenderedImage: Sendable, Hashable {
         return "\"\(hex)\""
     }
 
+    /// The encoded bytes are the weight in memory.
+    package var memoryCost: Int { data.count }
+
     // MARK: Disk form
 
     private static let magic = Array("WIPX1\n".utf8)
 
     /// `WIPX1\n`, one JSON line of metadata, then the image bytes: one file per entry,
     /// written in one go, so a reader in another process sees a whole entry or none.
-    var serialized: Data {
+    package var serialized: Data {
         struct Meta: Encodable {
             var format: String
             var etag: String
@@ -61,7 +65,7 @@ public struct RenderedImage: Sendable, Hashable {
     }
 
     /// Reads ``serialized``; `nil` for anything else (a damaged or foreign file).
-    init?(serialized: Data) {
+    package init?(serialized: Data) {
         struct Meta: Decodable {
             var format: String
             var etag: String

@@ -26,18 +26,20 @@ import WebImageCodecs
 final class SourceFetcher: Sendable {
     let downloader: ImageDownloader
     let examples: ExampleImages
+    /// The cached sources (http, S3): a bounded memory tier in front of the disk cache;
     /// `nil` without caching (`--no-cache`).
-    let disk: DiskCache?
-    /// Recently used sources, weighed by their byte count; `nil` without caching.
-    let memory: MemoryCache<String, SourceImage>?
+    let cache: TieredCache<SourceImage>?
     /// `nil` unless a local root is set.
     let local: LocalFileReader?
     /// `nil` unless S3 sources are enabled.
     let s3: S3Client?
     /// `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`.
     let querySeparator: String
-    /// One fetch per source, run on the task of the render that asked first: no task of its own.
-    let fetches = SingleFlight<String, Result<SourceImage, ProxyError>>()
+    /// The pipeline's source stage for http and S3: the cache, else one fetch per source,
+    /// run on the task of the render that asked first (no task of its own), then cached.
+    let fetches: PipelineStage<SourceImage, ProxyError>
+    /// `local://` sources: one read per file at a time, nothing cached.
+    let files = PipelineStage<SourceImage, ProxyError>(cache: nil, waitFailure: ProxyError.init(waiting:))
     /// S3 revalidations answered 304 (tests, metrics).
     let s3NotModified = Atomic<Int>(0)
 
@@ -47,8 +49,8 @@ final class SourceFetcher: Sendable {
          local: LocalFileReader? = nil, s3: S3Client? = nil, querySeparator: String = "?") {
         self.downloader = downloader
         self.examples = examples
-        self.disk = disk
-        memory = disk == nil ? nil : MemoryCache(totalCostLimit: max(1, memoryBytes))
+        cache = disk.map { TieredCache(disk: $0, memoryBytes: memoryBytes) }
+        fetches = PipelineStage(cache: cache, waitFailure: ProxyError.init(waiting:))
         self.local = local
         self.s3 = s3
         self.querySeparator = querySeparator
@@ -61,71 +63,49 @@ final class SourceFetcher: Sendable {
     ///   downloader's own timeout.
     /// - Throws: the ``ProxyError`` of the download or of a refused source.
     func image(for url: URL, deadline: ContinuousClock.Instant? = nil) async throws(ProxyError) -> SourceImage {
-        let location = try SourceLocation(url, querySeparator: querySeparator)
-        if case .example = location {
+        let key = url.absoluteString
+        switch try SourceLocation(url, querySeparator: querySeparator) {
+        case .example:
             guard let example = examples.image(for: url) else {
                 throw ProxyError(WebImageError(.invalidDownloadStatusCode, "No such example", httpStatusCode: 404))
             }
             return SourceImage(data: example.data)
-        }
-        let key = url.absoluteString
-        if case .http = location, let hit = memory?.value(forKey: key) { return hit }
-        let result: Result<SourceImage, ProxyError>
-        do {
-            result = try await fetches.value(forKey: key, deadline: deadline) { [self] in await load(location, url: url, key: key) }
-        } catch {
-            throw ProxyError(waiting: error)
-        }
-        return try result.get()
-    }
-
-    /// One fetch of a source, shared by every request for it.
-    private func load(_ location: SourceLocation, url: URL, key: String) async -> Result<SourceImage, ProxyError> {
-        do throws(ProxyError) {
-            switch location {
-            case .local(let path):
-                guard let local else { throw .badRequest("Local sources are not enabled on this server") }
-                return .success(try await local.read(path))
-            case .s3(let bucket, let objectKey, let version):
-                return .success(try await fetchS3(bucket: bucket, key: objectKey, version: version, cacheKey: key))
-            case .http, .example:
-                return .success(try await fetch(url, key: key))
+        case .local(let path):
+            guard let local else { throw .badRequest("Local sources are not enabled on this server") }
+            return try await files.value(forKey: key, deadline: deadline) { _ throws(ProxyError) in
+                .init(try await local.read(path), store: false)
             }
-        } catch {
-            return .failure(error)
+        case .s3(let bucket, let objectKey, let version):
+            guard let s3 else { throw .badRequest("S3 sources are not enabled on this server") }
+            // A version never changes; an object without one is checked with S3 before reuse.
+            return try await fetches.value(forKey: key, deadline: deadline, revalidating: version == nil) { [self] cached throws(ProxyError) in
+                try await fetchS3(s3, bucket: bucket, key: objectKey, version: version, cached: cached)
+            }
+        case .http:
+            return try await fetches.value(forKey: key, deadline: deadline) { [self] _ throws(ProxyError) in
+                try await fetch(url)
+            }
         }
     }
 
-    /// An S3 object: the cached copy when S3 says it is unchanged (or it is a version,
-    /// which never changes), else the object fetched and cached.
-    private func fetchS3(bucket: String, key: String, version: String?, cacheKey: String) async throws(ProxyError) -> SourceImage {
-        guard let s3 else { throw .badRequest("S3 sources are not enabled on this server") }
-        var cached = memory?.value(forKey: cacheKey)
-        if cached == nil, let disk, let stored = await disk.data(forKey: cacheKey) { cached = SourceImage(serialized: stored) }
-        if let cached, version != nil { return cached }
+    /// An S3 object: the cached copy when S3 says it is unchanged, else the object.
+    private func fetchS3(
+        _ s3: S3Client, bucket: String, key: String, version: String?, cached: SourceImage?
+    ) async throws(ProxyError) -> PipelineStage<SourceImage, ProxyError>.Made {
         let outcome = try await s3.get(bucket: bucket, key: key, versionID: version, ifNoneMatch: cached?.etag)
         switch outcome {
         case .notModified:
             guard let cached else { throw ProxyError(WebImageError(.invalidDownloadStatusCode, "HTTP 304", httpStatusCode: 304)) }
             s3NotModified.add(1, ordering: .relaxed)
             Self.s3Revalidations.increment()
-            memory?.setValue(cached, forKey: cacheKey, cost: cached.data.count)
-            return cached
+            return .init(cached, store: false)
         case .object(let source, _, _):
             guard !source.data.isEmpty else { throw ProxyError(WebImageError.badImageData("The source is empty")) }
-            if let disk, source.cacheControl?.lowercased().contains("no-store") != true {
-                disk.store(source.serialized, forKey: cacheKey, completion: nil)
-                memory?.setValue(source, forKey: cacheKey, cost: source.data.count)
-            }
-            return source
+            return .init(source, store: source.cacheControl?.lowercased().contains("no-store") != true)
         }
     }
 
-    private func fetch(_ url: URL, key: String) async throws(ProxyError) -> SourceImage {
-        if let disk, let stored = await disk.data(forKey: key), let hit = SourceImage(serialized: stored) {
-            memory?.setValue(hit, forKey: key, cost: hit.data.count)
-            return hit
-        }
+    private func fetch(_ url: URL) async throws(ProxyError) -> PipelineStage<SourceImage, ProxyError>.Made {
         let response: ImageLoadResponse
         do {
             response = try await downloader.loadImage(with: url, options: [.avoidDecodeImage])
@@ -139,10 +119,6 @@ final class SourceFetcher: Sendable {
             data: data, etag: response.http?.validators.etag, lastModified: response.http?.validators.lastModified,
             cacheControl: response.http?.headers["Cache-Control"], expires: response.http?.headers["Expires"])
         // Cache-Control: no-store from the source is honoured: not written.
-        if let disk, response.http?.isNoStore != true {
-            disk.store(source.serialized, forKey: key, completion: nil)
-            memory?.setValue(source, forKey: key, cost: data.count)
-        }
-        return source
+        return .init(source, store: response.http?.isNoStore != true)
     }
 }

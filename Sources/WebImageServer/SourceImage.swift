@@ -1,9 +1,10 @@
 import Foundation
+import WebImage
 import WebImageCodecs
 
 /// A source's encoded bytes and what the proxy keeps of its HTTP response: the
 /// validators its results' ETag and `Last-Modified` derive from.
-struct SourceImage: Sendable {
+struct SourceImage: Sendable, DiskStorable {
     var data: Data
     /// The source's `ETag`, verbatim.
     var etag: String?
@@ -12,6 +13,9 @@ struct SourceImage: Sendable {
     /// The source's `Cache-Control` and `Expires`, for `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`.
     var cacheControl: String?
     var expires: String?
+
+    /// The bytes are the weight in memory.
+    var memoryCost: Int { data.count }
 
     /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.
     var validator: String? { etag ?? lastModified }

@@ -1,12 +1,16 @@
 import Foundation
+import WebImage
 
 /// One `/info` answer as cached: the JSON bytes, a strong `ETag` and the `Last-Modified`
 /// time (the source's). Stored in the result caches beside the images.
-struct InfoResult: Sendable, Hashable {
+struct InfoResult: Sendable, Hashable, DiskStorable {
     var json: Data
     /// Quoted, as sent.
     var etag: String
     var lastModified: Date
+
+    /// The JSON and a little for the validators.
+    var memoryCost: Int { json.count + 64 }
 
     // MARK: Disk form
 

@@ -1,0 +1,103 @@
+import Foundation
+
+/// One stage of the image pipeline: a value by key, from the stage's cache, else made once
+/// for every caller that asks for it at the same time, then stored.
+///
+/// The server's stages are instances of it: the source's bytes (cache of sources, one
+/// transfer per URL), the rendered result (result cache, one render per key) and the
+/// `/info` answer. Each stage is written once here, so its order is the same everywhere:
+///
+/// ```
+/// memory (no suspension) ─ hit → value
+///   └─ single flight per key (joiners wait, each until its own deadline)
+///        └─ stored value (memory, then disk) ─ hit → value
+///             └─ make (given the stored value when revalidating) → store, unless made says not to
+/// ```
+///
+/// Threads: everything runs on the calling task; the first caller for a key runs the
+/// lookup and `make` on its own task (``SingleFlight``), so a stage starts no task.
+/// Joiners wait on a timer. A first caller that is cancelled cancels its `make`, and the
+/// longest-waiting joiner runs it again on its own task.
+///
+/// Bounded: the single flight holds one entry per key being made, the cache its own limits.
+package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
+    /// What `make` gives: the value, and whether the stage's cache should keep it.
+    package struct Made: Sendable {
+        package var value: Value
+        package var store: Bool
+
+        package init(_ value: Value, store: Bool = true) {
+            self.value = value
+            self.store = store
+        }
+    }
+
+    private let cache: (any PipelineStageCache<Value>)?
+    private let flight = SingleFlight<String, Result<Value, Failure>>()
+    private let waitFailure: @Sendable (WaitError) -> Failure
+    private let onStoredHit: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - cache: where made values are kept; `nil` for a stage that caches nothing.
+    ///   - waitFailure: the error for a joiner that stopped waiting (cancelled, timed out).
+    ///   - onStoredHit: called for each value answered from the cache (metrics).
+    package init(
+        cache: (any PipelineStageCache<Value>)?, waitFailure: @escaping @Sendable (WaitError) -> Failure,
+        onStoredHit: @escaping @Sendable () -> Void = {}
+    ) {
+        self.cache = cache
+        self.waitFailure = waitFailure
+        self.onStoredHit = onStoredHit
+    }
+
+    /// Keys being made now (tests, metrics).
+    package var runningCount: Int { flight.runningCount }
+    /// How many times a lookup-and-make was started, takeovers included (tests: joiners start none).
+    package var startedCount: Int { flight.startedCount }
+
+    /// The value for `key`: from memory, else from the one run for `key` (joined if under
+    /// way), which reads the cache's slower tier and, on a miss, calls `make`.
+    ///
+    /// - Parameters:
+    ///   - deadline: when a joiner stops waiting (`waitFailure(.timedOut)`); it does not bound
+    ///     the first caller, which `make` bounds by checking its own deadline.
+    ///   - revalidating: a stored value is not answered as is but handed to `make`, which may
+    ///     give it back (`store: false`, e.g. after a 304) or make a new one.
+    ///   - make: makes the value; runs on the first caller's task, at most once per key at a time.
+    package func value(
+        forKey key: String, deadline: ContinuousClock.Instant? = nil, revalidating: Bool = false,
+        make: @escaping @Sendable (_ stored: Value?) async throws(Failure) -> Made
+    ) async throws(Failure) -> Value {
+        if !revalidating, let hit = cache?.memoryValue(forKey: key) {
+            onStoredHit()
+            return hit
+        }
+        let result: Result<Value, Failure>
+        do {
+            result = try await flight.value(forKey: key, deadline: deadline) { [self] in
+                await run(key, revalidating: revalidating, make: make)
+            }
+        } catch {
+            throw waitFailure(error)
+        }
+        return try result.get()
+    }
+
+    /// One run for `key`: the stored value, else `make`'s, stored as it says.
+    private func run(
+        _ key: String, revalidating: Bool, make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
+    ) async -> Result<Value, Failure> {
+        let stored = await cache?.storedValue(forKey: key)
+        if let stored, !revalidating {
+            onStoredHit()
+            return .success(stored)
+        }
+        do throws(Failure) {
+            let made = try await make(stored)
+            if made.store { cache?.store(made.value, forKey: key) }
+            return .success(made.value)
+        } catch {
+            return .failure(error)
+        }
+    }
+}

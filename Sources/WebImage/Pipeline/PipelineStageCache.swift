@@ -1,0 +1,20 @@
+import Foundation
+
+/// Where a ``PipelineStage`` keeps the values it made: a memory tier read on the caller's
+/// task without suspending, and a slower tier (disk) read inside the stage's single flight.
+///
+/// ``TieredCache`` is the one the server's stages use: a bounded ``MemoryCache`` in front
+/// of a ``DiskCache``.
+package protocol PipelineStageCache<Value>: Sendable {
+    associatedtype Value: Sendable
+
+    /// The value in memory, or `nil`. Never suspends and does no I/O: a stage asks it
+    /// before joining or starting any work.
+    func memoryValue(forKey key: String) -> Value?
+
+    /// The value in memory, else in the slower tier (which then fills memory), or `nil`.
+    func storedValue(forKey key: String) async -> Value?
+
+    /// Keeps a value a stage made: in memory now, in the slower tier in the background.
+    func store(_ value: Value, forKey key: String)
+}
