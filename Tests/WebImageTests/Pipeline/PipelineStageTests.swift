@@ -148,6 +148,23 @@ struct PipelineStageTests {
         #expect(maker.runs == 1)
     }
 
+    @Test("a first caller that leaves cancels its make; the waiting caller runs make again and gets the value")
+    func firstCallerLeaves() async throws {
+        let cache = CountingCache()
+        let stage = Self.stage(cache)
+        let maker = Maker()
+        let first = Task { try await stage.value(forKey: "k", make: maker.make(1)) }
+        try await SingleFlightTests.waitUntil { maker.runs == 1 }
+        let joiner = Task { try await stage.value(forKey: "k", make: maker.make(2)) }
+        try await Task.sleep(for: .milliseconds(20))
+        first.cancel()
+        try await SingleFlightTests.waitUntil { maker.runs == 2 }
+        maker.open()
+        #expect(try await joiner.value == 2)
+        await #expect(throws: WaitError.self) { try await first.value }
+        #expect(cache.state.withLock { $0.stores["k"] } == 1)
+    }
+
     @Test("a stage without a cache stores nothing and answers each caller after its key's run")
     func withoutCache() async throws {
         let stage = Self.stage(nil)
