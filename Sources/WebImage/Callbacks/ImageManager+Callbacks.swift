@@ -87,7 +87,8 @@ extension ImageManager {
         if keptApart { cacheOptions.subtract([.queryMemoryData, .queryMemoryDataSync]) }
         var hit: ImageCacheQueryResult
         if blocking, let answer = cache.queryImageSynchronously(
-            forKey: key, options: cacheOptions, context: context.cacheContext(options: options, thumbnail: false)) {
+            forKey: key, options: cacheOptions, context: context.cacheContext(
+                options: options, thumbnail: false, originalKey: originalCacheKey(for: url, context: context))) {
             hit = answer
         } else if !cacheOptions.contains(.queryDiskOnly), !cacheOptions.contains(.queryMemoryData),
                   let image = cache.imageFromMemory(forKey: key) {

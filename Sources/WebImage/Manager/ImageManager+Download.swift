@@ -15,7 +15,7 @@ extension ImageManager {
         let conditional = validators?.canValidate ?? false
         if conditional { options.insert(.useHTTPCache) }
         let context = load.context.loaderContext(
-            options: load.options, key: load.sourceKey ?? load.url.absoluteString, validators: conditional ? validators : nil)
+            options: load.options, key: load.originalKey ?? load.url.absoluteString, validators: conditional ? validators : nil)
         let token = ImageLoadToken(url: load.url, priority: load.task.priority)
         load.task.attach(token)
         var observer = ImageLoadObserver(token: token)

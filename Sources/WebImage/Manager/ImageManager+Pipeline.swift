@@ -39,7 +39,8 @@ extension ImageManager {
         var options = load.options.cacheOptions(querying: load.context.queryCacheType)
         if load.isKeptApart { options.subtract([.queryMemoryData, .queryMemoryDataSync]) }
         let hit = try await load.cache.queryImage(
-            forKey: key, options: options, context: load.context.cacheContext(options: load.options, thumbnail: false))
+            forKey: key, options: options,
+            context: load.context.cacheContext(options: load.options, thumbnail: false, originalKey: load.originalKey))
         return hit.image != nil ? hit : nil
     }
 
@@ -54,7 +55,7 @@ extension ImageManager {
         if load.isLazy {
             // The cache decodes eagerly, so the data is asked for, not the image.
             guard cacheType.includesDisk, let data = await load.cache.diskData(forKey: originalKey) else { return nil }
-            let options = load.context.cacheContext(options: load.options, thumbnail: true)
+            let options = load.context.cacheContext(options: load.options, thumbnail: true, originalKey: originalKey)
                 .decodeOptions(forKey: originalKey, firstFrameOnly: load.options.contains(.decodeFirstFrameOnly))
             let coder = load.context.imageCoder ?? ImageCodersManager.shared
             let decoded = await Result { () async throws(WebImageError) -> DecodedImage in
@@ -70,7 +71,8 @@ extension ImageManager {
         var options = load.options.cacheOptions(querying: cacheType)
         options.subtract([.queryMemorySync, .queryDiskDataSync, .queryMemoryData, .queryMemoryDataSync])
         let hit = try await load.cache.queryImage(
-            forKey: originalKey, options: options, context: load.context.cacheContext(options: load.options, thumbnail: true))
+            forKey: originalKey, options: options,
+            context: load.context.cacheContext(options: load.options, thumbnail: true, originalKey: originalKey))
         guard let image = hit.image else { return nil }
         return try await complete(load, image: image, data: hit.data, cacheType: hit.cacheType, download: nil)
     }

@@ -26,8 +26,9 @@ extension WebImageContext {
     }
 
     /// The context the manager hands its loader for downloading `key`'s image: this one,
-    /// with the decode options worked out here (the scale from `key` unless
-    /// ``imageScaleFactor`` is set) and `validators` for a conditional request. Any
+    /// with the decode options worked out here (the scale from `key`, the original's key
+    /// as SDWebImage's loader takes it, unless ``imageScaleFactor`` is set) and
+    /// `validators` for a conditional request. Any
     /// ``decodeOptions`` or ``validators`` of the caller's are replaced: the manager
     /// stores the result under a key made from this context's fields, and decides
     /// conditional requests itself.
@@ -44,10 +45,15 @@ extension WebImageContext {
     /// `options`; `thumbnail` keeps the thumbnail size, to decode the disk data to it
     /// (the original-data query of a thumbnail load). Without it the size is cleared: the
     /// query's key is the thumbnail key already, whose disk data is the thumbnail.
-    func cacheContext(options: WebImageOptions, thumbnail: Bool) -> WebImageContext {
+    ///
+    /// Unless ``imageScaleFactor`` is set, the scale is the one `originalKey` names (`@2x`):
+    /// a thumbnail's or a transform's key ("a@2x-Thumbnail(…).png") has lost the marker,
+    /// and its image must have the scale the download gave it.
+    func cacheContext(options: WebImageOptions, thumbnail: Bool, originalKey: String?) -> WebImageContext {
         var context = self
         if !thumbnail { context.thumbnailPixelSize = nil }
         context.scaleDownLimitBytes = scaleDownLimit(options)
+        if context.imageScaleFactor == nil, let originalKey { context.imageScaleFactor = CacheKey.scale(for: originalKey) }
         return context
     }
 
