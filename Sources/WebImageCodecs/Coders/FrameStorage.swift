@@ -1,39 +1,20 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Copies decoded canvases into reusable storage.
 enum FrameStorage {
     /// `source` copied into a new buffer whose pages are faulted in by one call first.
     ///
     /// An eager animation decode keeps every frame, so each one's buffer is memory the
     /// process has not touched since the allocator last gave it back: one page fault per
-    /// 4 KB (52,000 for the 380 frames of a 472×298 GIF). Faulting the whole range in with
-    /// `MADV_POPULATE_WRITE` skips the trap per page: 93 → 78 ms CPU for the copies of those
-    /// 380 frames (C harness, 2026-11-27). Kernels before 5.14 refuse it; nothing changes then.
+    /// 4 KB (52,000 for the 380 frames of a 472×298 GIF), which ``PageFaults/prefault(_:)``
+    /// replaces with one call.
     static func freshCopy(of source: PixelBuffer) -> PixelBuffer {
         PixelBuffer(width: source.width, height: source.height) { out in
             guard let to = out.baseAddress else { return }
-            prefault(out)
+            PageFaults.prefault(out)
             source.bytes.withUnsafeBufferPointer { src in
                 guard let from = src.baseAddress else { return }
                 to.update(from: from, count: min(src.count, out.count))
             }
         }
-    }
-
-    /// Asks the kernel to back the whole pages inside `buffer` now (Linux; elsewhere nothing).
-    private static func prefault(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        #if os(Linux)
-        // Below a few pages the call costs more than the faults it saves.
-        guard let base = buffer.baseAddress, buffer.count >= 1 << 16 else { return }
-        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        guard page > 0 else { return }
-        let first = (UInt(bitPattern: base) + page - 1) & ~(page - 1)
-        let end = (UInt(bitPattern: base) + UInt(buffer.count)) & ~(page - 1)
-        guard end > first, let start = UnsafeMutableRawPointer(bitPattern: first) else { return }
-        _ = madvise(start, Int(end - first), MADV_POPULATE_WRITE)
-        #endif
     }
 
     /// `source` copied into `storage` when that has the same size (overwriting its bytes; a

@@ -88,7 +88,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
         }
         var pixels = try PixelBuffer(width: size.width, height: size.height) { buffer in
             guard let base = buffer.baseAddress else { throw WebImageError.badImageData("The JPEG has no pixels") }
-            Self.adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            Self.prepareOutput(buffer)
             // With complete input libjpeg never waits: it stops early only when the
             // data turned out truncated, and then every row must be written or thrown.
             let rows = try jpeg.readRows(into: base, stride: size.width * 4)
@@ -113,7 +113,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
             guard let destination = UnsafeMutableRawPointer(out.baseAddress)?.assumingMemoryBound(to: UInt32.self) else {
                 throw WebImageError.badImageData("The JPEG has no pixels")
             }
-            Self.adviseHugePages(UnsafeMutableRawBufferPointer(out))
+            Self.prepareOutput(out)
             var y = 0
             while y < size.height {
                 let rows = try Self.readStrip(jpeg, into: &strip, plan: plan, remaining: size.height - y, byteCount: byteCount)
@@ -165,6 +165,21 @@ public struct JPEGCoder: ProgressiveImageCoder {
         return plan.finish(resampler.image, isIncremental: false)
     }
 
+    /// Readies the output buffer before libjpeg's first write: a large one gets huge pages
+    /// (advice that must come before any page is touched), a smaller one is faulted in by
+    /// one call where it is fresh (``PageFaults/prefault(_:)``), as it is each time when a
+    /// memory cache keeps every decode.
+    private static func prepareOutput(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        if buffer.count >= hugePageMinimum {
+            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+        } else {
+            PageFaults.prefault(buffer)
+        }
+    }
+
+    /// The smallest output ``adviseHugePages(_:)`` asks huge pages for: two of them.
+    private static let hugePageMinimum = 4 << 20
+
     /// Asks Linux to back the 2 MB-aligned middle of a large, not yet touched output buffer
     /// with transparent huge pages. Writing a 12 MP image otherwise takes 12,000 page faults
     /// of 4 KB, about a third of a full decode (perf: exc_page_fault, LRU and memcg work);
@@ -172,8 +187,8 @@ public struct JPEGCoder: ProgressiveImageCoder {
     /// may decline, and nothing changes elsewhere.
     private static func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
         #if os(Linux)
-        let huge = 2 << 20
-        guard buffer.count >= 2 * huge, let base = buffer.baseAddress else { return }
+        let huge = hugePageMinimum / 2
+        guard buffer.count >= hugePageMinimum, let base = buffer.baseAddress else { return }
         let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1)
         let end = (Int(bitPattern: base) + buffer.count) & ~(huge - 1)
         guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }

@@ -53,6 +53,7 @@ enum PNGStillDecoder {
                 status = CPNG_ERROR
                 return
             }
+            PageFaults.prefault(buffer)
             status = fast ? cpng_fast_rows(decoder, out, width * 4, UInt32(height))
                           : cpng_decoder_read_image(decoder, out, width * 4)
         }

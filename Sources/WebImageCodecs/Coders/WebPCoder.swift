@@ -65,6 +65,7 @@ public struct WebPCoder: ProgressiveImageCoder {
         Self.configure(&config, decodeSize: size, storedSize: header.size)
         var failure: WebImageError?
         var pixels = PixelBuffer(width: size.width, height: size.height) { out in
+            PageFaults.prefault(out)
             config.output.is_external_memory = 1
             config.output.u.RGBA.rgba = out.baseAddress
             config.output.u.RGBA.stride = Int32(size.width * 4)
