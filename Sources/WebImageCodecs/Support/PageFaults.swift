@@ -12,8 +12,9 @@ import Glibc
 /// - the 380 frames of an eager 472×298 GIF (52,000 faults): 93 → 78 ms CPU for their
 ///   copies (C harness, 2026-11-27);
 /// - an `ImageManager` cold load of 1,000 560×372 JPEGs (833 KB, 203 pages each), every
-///   one kept by the memory cache: 224 k → 21 k page faults, 1.215 → 1.194 s CPU
-///   (medians of 15 alternated runs, paired difference −36 ms, 2026-11-27); the same
+///   one kept by the memory cache: 223 k → 20 k page faults, 1.208 → 1.175 s CPU
+///   (caches on tmpfs, medians of 15 alternated runs, 15 of 15 faster, paired difference
+///   −39 ms, 2026-11-27); the same
 ///   images as WebP −61 ms of 2.54 s, as PNG −25 ms of 3.26 s (8 runs each).
 enum PageFaults {
     /// Asks the kernel to back the whole pages inside `buffer` now (Linux; elsewhere
