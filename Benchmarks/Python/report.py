@@ -161,8 +161,11 @@ What each row measures:
   default thread pool (one worker process per core, started before the clock,
   each with its share of the list and of the 16); and the same through a new
   `ImageManager` (default options, memory and disk cache cold in a fresh
-  temporary directory, so every image is also stored), against aiohttp + Pillow.
-  Each side prints the cores it kept busy over the measured time (user + system
+  temporary directory, so every image is also stored), against aiohttp + Pillow;
+  the same manager once more with `TMPDIR` on tmpfs (`/dev/shm`), no goal: this
+  machine's root ext4 has no journal, and without one each new inode skips every
+  inode deleted in the last hours, so the default row carries the file system's
+  share, which the tmpfs row shows. Each side prints the cores it kept busy over the measured time (user + system
   CPU of its processes ÷ wall); a peer under 1.5 of 2 cores makes the row "not
   comparable" instead of pass or fail.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
