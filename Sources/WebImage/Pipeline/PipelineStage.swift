@@ -66,7 +66,7 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
     ///   - make: makes the value; runs on the first caller's task, at most once per key at a time.
     package func value(
         forKey key: String, deadline: ContinuousClock.Instant? = nil, revalidating: Bool = false,
-        make: @escaping @Sendable (_ stored: Value?) async throws(Failure) -> Made
+        make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
     ) async throws(Failure) -> Value {
         if !revalidating, let hit = cache?.memoryValue(forKey: key) {
             onStoredHit()
