@@ -5,8 +5,9 @@ import WebImageTestOrigin
 @testable import WebImageServer
 
 /// What a cold proxy request starts of its own (WhereTheWorkRuns.md: no task). The render
-/// and the fetch run through `SingleFlight`, which runs work on the first caller's task
-/// (checked by `SingleFlightTests`); this counts their runs and the policy-check tasks.
+/// and the fetch run through `PipelineStage`, whose `SingleFlight` runs work on the first
+/// caller's task (checked by `SingleFlightTests`); this counts their runs and the
+/// policy-check tasks.
 @Suite("A cold proxy request starts no task of its own", .timeLimit(.minutes(1)))
 struct SelfMadeTasksTests {
     @Test("a cold render: one render run, one fetch run, no policy-check task for an address literal")
