@@ -75,8 +75,9 @@ extension ImageManager {
     ) -> (hit: ImageCacheQueryResult, result: ImageLoadResult)? {
         let blocking = options.contains(.queryDiskDataSync)
         guard options.contains(.queryMemorySync) || blocking, !options.contains(.fromLoaderOnly),
-              context.queryCacheType != .none, let key = cacheKey(for: url, options: options, context: context),
+              context.queryCacheType != .none, let original = originalCacheKey(for: url, context: context),
               options.contains(.retryFailed) || !failedURLs.contains(url) else { return nil }
+        let key = cacheKey(original: original, options: options, context: context)
         let refresh = options.contains(.refreshCached)
         let policy = context.httpCachePolicy ?? httpCachePolicy
         guard policy == .ignoreHeaders || refresh || options.contains(.fromCacheOnly) else { return nil }
@@ -87,8 +88,8 @@ extension ImageManager {
         if keptApart { cacheOptions.subtract([.queryMemoryData, .queryMemoryDataSync]) }
         var hit: ImageCacheQueryResult
         if blocking, let answer = cache.queryImageSynchronously(
-            forKey: key, options: cacheOptions, context: context.cacheContext(
-                options: options, thumbnail: false, originalKey: originalCacheKey(for: url, context: context))) {
+            forKey: key, options: cacheOptions,
+            context: context.cacheContext(options: options, thumbnail: false, originalKey: original)) {
             hit = answer
         } else if !cacheOptions.contains(.queryDiskOnly), !cacheOptions.contains(.queryMemoryData),
                   let image = cache.imageFromMemory(forKey: key) {

@@ -15,7 +15,8 @@ extension ImageManager {
         let conditional = validators?.canValidate ?? false
         if conditional { options.insert(.useHTTPCache) }
         let context = load.context.loaderContext(
-            options: load.options, key: load.originalKey ?? load.url.absoluteString, validators: conditional ? validators : nil)
+            options: load.options, originalKey: load.originalKey ?? load.url.absoluteString,
+            validators: conditional ? validators : nil)
         let token = ImageLoadToken(url: load.url, priority: load.task.priority)
         load.task.attach(token)
         var observer = ImageLoadObserver(token: token)

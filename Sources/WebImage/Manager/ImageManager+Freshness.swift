@@ -83,7 +83,7 @@ extension ImageManager {
         options.remove(.progressiveLoad)
         let canValidate = stored?.canValidate == true
         if canValidate { options.insert(.useHTTPCache) }
-        let context = load.context.loaderContext(options: load.options, key: key, validators: canValidate ? stored : nil)
+        let context = load.context.loaderContext(options: load.options, originalKey: key, validators: canValidate ? stored : nil)
         let token = ImageLoadToken(url: load.url, priority: .low)
         trackRevalidation(token) { [self, options] in
             let observer = ImageLoadObserver(token: token)

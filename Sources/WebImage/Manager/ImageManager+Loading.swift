@@ -116,7 +116,7 @@ extension ImageManager {
         let original = originalCacheKey(for: url, context: context)
         var load = ManagedLoad(
             url: url, options: options, context: context,
-            key: cacheKey(for: url, options: options, context: context), originalKey: original,
+            key: original.map { cacheKey(original: $0, options: options, context: context) }, originalKey: original,
             sourceKey: original.map { thumbnailKey($0, context: context) },
             transformer: context.imageTransformer ?? transformer,
             cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader, task: task)

@@ -153,17 +153,24 @@ public final class ImageManager: Sendable {
     /// says not to cache. The key of a load without ``WebImageOptions/lazyAnimatedImage``;
     /// ``cacheKey(for:options:context:)`` gives any load's.
     public func cacheKey(for url: URL?, context: WebImageContext = WebImageContext()) -> String? {
-        guard let original = originalCacheKey(for: url, context: context) else { return nil }
-        let source = thumbnailKey(original, context: context)
-        guard let transformer = context.imageTransformer ?? transformer else { return source }
-        return CacheKey.transformed(source, suffix: transformer.transformerKey)
+        cacheKey(for: url, options: [], context: context)
     }
 
     /// The cache key a load of `url` with `options` stores its result under:
     /// ``cacheKey(for:context:)``, then for ``WebImageOptions/lazyAnimatedImage``
     /// ``lazyAnimationKeySuffix``, so lazy and eager results never stand in for each other.
     public func cacheKey(for url: URL?, options: WebImageOptions, context: WebImageContext = WebImageContext()) -> String? {
-        guard let key = cacheKey(for: url, context: context) else { return nil }
+        originalCacheKey(for: url, context: context).map { cacheKey(original: $0, options: options, context: context) }
+    }
+
+    /// The result key of a load whose original key (the key filter's answer) is `original`:
+    /// a load that has the original key already derives its key from it, so the filter, a
+    /// user closure, runs once per load.
+    func cacheKey(original: String, options: WebImageOptions, context: WebImageContext) -> String {
+        var key = thumbnailKey(original, context: context)
+        if let transformer = context.imageTransformer ?? transformer {
+            key = CacheKey.transformed(key, suffix: transformer.transformerKey)
+        }
         return options.contains(.lazyAnimatedImage) ? CacheKey.transformed(key, suffix: Self.lazyAnimationKeySuffix) : key
     }
 

@@ -8,10 +8,11 @@ import Foundation
 /// `SDWebImageContext` to all), and the manager hands each its own context with only the
 /// fields it decides itself filled in, so that a loader decodes and a cache keys exactly
 /// what the manager's cache key says: the loader gets ``WebImageContext/decodeOptions``
-/// (the thumbnail size, the scale of the cache key, the scale-down budget of
+/// (the thumbnail size, the scale the original's key names, the scale-down budget of
 /// ``WebImageOptions/scaleDownLargeImages``) and ``WebImageContext/validators`` on a
-/// revalidation only; a cache query gets the scale-down budget, and the thumbnail size
-/// only when it decodes the original's data for a thumbnail.
+/// revalidation only; a cache query gets the scale-down budget, the scale the original's
+/// key names, and the thumbnail size only when it decodes the original's data for a
+/// thumbnail.
 extension WebImageContext {
     /// The pixel budget ``WebImageOptions/scaleDownLargeImages`` uses when neither
     /// ``scaleDownLimitBytes`` nor ``decodeOptions`` sets one: 60 MiB of RGBA, as SDWebImage.
@@ -25,18 +26,18 @@ extension WebImageContext {
         scaleDownLimitBytes ?? (options.contains(.scaleDownLargeImages) ? Self.defaultScaleDownLimitBytes : nil)
     }
 
-    /// The context the manager hands its loader for downloading `key`'s image: this one,
-    /// with the decode options worked out here (the scale from `key`, the original's key
-    /// as SDWebImage's loader takes it, unless ``imageScaleFactor`` is set) and
-    /// `validators` for a conditional request. Any
-    /// ``decodeOptions`` or ``validators`` of the caller's are replaced: the manager
-    /// stores the result under a key made from this context's fields, and decides
+    /// The context the manager hands its loader for downloading the image whose original
+    /// key (before any thumbnail or transformer suffix) is `originalKey`: this one, with the
+    /// decode options worked out here (the scale `originalKey` names, as SDWebImage's loader
+    /// takes it, unless ``imageScaleFactor`` is set) and `validators` for a conditional
+    /// request. Any ``decodeOptions`` or ``validators`` of the caller's are replaced: the
+    /// manager stores the result under a key made from this context's fields, and decides
     /// conditional requests itself.
-    func loaderContext(options: WebImageOptions, key: String, validators: HTTPValidators? = nil) -> WebImageContext {
+    func loaderContext(options: WebImageOptions, originalKey: String, validators: HTTPValidators? = nil) -> WebImageContext {
         var context = self
         context.scaleDownLimitBytes = scaleDownLimit(options)
         context.decodeOptions = context.decodeOptions(
-            forKey: key, firstFrameOnly: options.contains(.decodeFirstFrameOnly))
+            forKey: originalKey, firstFrameOnly: options.contains(.decodeFirstFrameOnly))
         context.validators = validators
         return context
     }

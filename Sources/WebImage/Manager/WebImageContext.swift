@@ -60,8 +60,9 @@ public struct WebImageContext: Sendable {
 
     /// The scale of the decoded image. `nil`, the default, takes it from the key
     /// (`@2x`, `@3x`, see ``CacheKey/scale(for:)``): the manager resolves it from the
-    /// cache key for its loader's ``decodeOptions``, a cache query from the key it is
-    /// asked; a loader given no key and no ``decodeOptions`` decodes at scale 1.
+    /// original's key (the URL's, before any thumbnail or transformer suffix) for its
+    /// loader's ``decodeOptions`` and its cache queries; a cache queried directly takes it
+    /// from the key it is asked; a loader given no ``decodeOptions`` decodes at scale 1.
     public var imageScaleFactor: Double?
     /// Decode to fit this size in pixels (never larger than the image). On a manager
     /// load the result is cached under a thumbnail key; the full-size data is kept under
@@ -95,7 +96,7 @@ public struct WebImageContext: Sendable {
     /// decodes once per distinct value among the callers of one transfer.
     ///
     /// On a manager load the manager sets it for its loader, from those fields and the
-    /// cache key's scale, replacing any value given: what the loader decodes is stored
+    /// scale of the original's key, replacing any value given: what the loader decodes is stored
     /// under a key made from the fields, so it must be what they say. A cache query does
     /// not read it, for the same reason: its disk decode is kept in memory under
     /// ``memoryKey(forKey:)``, which names the fields' thumbnail size. Default `nil`.
