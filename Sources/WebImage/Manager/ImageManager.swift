@@ -164,8 +164,9 @@ public final class ImageManager: Sendable {
     }
 
     /// The result key of a load whose original key (the key filter's answer) is `original`:
-    /// a load that has the original key already derives its key from it, so the filter, a
-    /// user closure, runs once per load.
+    /// a caller that has the original key already derives the result key from it instead of
+    /// running the filter, a user closure, a second time (preparing a load, the callback
+    /// form's synchronous hit).
     func cacheKey(original: String, options: WebImageOptions, context: WebImageContext) -> String {
         var key = thumbnailKey(original, context: context)
         if let transformer = context.imageTransformer ?? transformer {
