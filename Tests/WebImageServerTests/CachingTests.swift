@@ -24,6 +24,25 @@ struct CachingTests {
         }
     }
 
+    /// A source answered with `Cache-Control: no-store` is used for the render that asked
+    /// and not kept: another size of it goes to the origin again (its source stage's `make`
+    /// says `store: false`), while the result itself is cached as any other.
+    @Test func aNoStoreSourceIsNotKept() async throws {
+        let origin = try await TestOrigin.start(host: "127.0.0.2")
+        defer { Task { await origin.shutdown() } }
+        origin.route("/ns.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg",
+                                      headers: [("Cache-Control", "no-store")]))
+        try await ProxyHarness.with(.unsigned) { proxy in
+            let path = ProxyHarness.unsafePath(origin.url("/ns.jpg"), "rs:fit:150:150")
+            #expect(try await proxy.get(path).status == 200)
+            #expect(try await proxy.get(path).status == 200)
+            #expect(origin.requestCount("/ns.jpg") == 1)
+            let other = try await proxy.get(ProxyHarness.unsafePath(origin.url("/ns.jpg"), "rs:fill:90:90"))
+            #expect(try Fixtures.decode(other.body).width == 90)
+            #expect(origin.requestCount("/ns.jpg") == 2)
+        }
+    }
+
     @Test func noCacheFetchesAgain() async throws {
         let origin = try await TestOrigin.start(host: "127.0.0.2")
         defer { Task { await origin.shutdown() } }
