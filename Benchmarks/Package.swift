@@ -8,6 +8,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "WebImage", path: ".."),
+        // The transport alone (BareClientWork), at the versions WebImage resolves.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -24,7 +27,12 @@ let package = Package(
         // Our side of the peer comparison run by `./compare`.
         .executableTarget(
             name: "webimage-bench",
-            dependencies: [.product(name: "WebImage", package: "WebImage")]
+            dependencies: [
+                .product(name: "WebImage", package: "WebImage"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -37,6 +37,13 @@ enum BenchMode: String, CaseIterable {
     /// ``download`` with `WebImageOptions.avoidDecodeImage`: the bodies only, no decode
     /// (the transfer curl is compared with).
     case downloadData = "download-data"
+    /// The bodies of every URL through AsyncHTTPClient alone, configured as the downloader
+    /// configures it: the transport's own floor under ``downloadData``.
+    case bareClientData = "bare-client-data"
+    /// ``download`` keeping every decoded image until the whole list is in: the floor of
+    /// any cache that keeps decoded images (the manager's memory cache keeps them all on
+    /// this bench), with none of the manager's own work.
+    case downloadKeep = "download-keep"
     /// Every URL of the input files through a new `ImageManager` (default options, cold
     /// memory and disk cache in a fresh temporary directory, `--concurrency` transfers):
     /// the manager's cost on top of ``download``.

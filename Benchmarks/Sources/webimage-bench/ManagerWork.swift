@@ -42,7 +42,8 @@ enum ManagerWork {
     /// Each iteration: a new `ImageManager` over a new downloader allowing `concurrency`
     /// transfers and a cache in a fresh temporary directory (cold memory and disk), every
     /// URL loaded at once with default options (so each image is decoded and stored in
-    /// both caches). Creating and removing the directory is not timed.
+    /// both caches). Creating and removing the directory is not timed; releasing the
+    /// manager with the images its memory cache keeps is (the round's last step).
     static func download(paths: [String], concurrency: Int, iterations: Int, warmup: Int) throws -> BenchReport {
         let urls = try NetworkWork.urls(in: paths)
         let root = FileManager.default.temporaryDirectory

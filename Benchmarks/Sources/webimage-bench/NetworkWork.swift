@@ -21,10 +21,13 @@ enum NetworkWork {
     /// Each iteration: a new downloader allowing `concurrency` transfers (so no pooled
     /// connection survives from the previous one), every URL requested at once (the
     /// downloader queues all but `concurrency`), each body decoded to RGBA (with
-    /// `dataOnly`, `.avoidDecodeImage`: bodies only). The sample ends when the last image
-    /// is decoded; shutting the downloader down is not timed.
-    static func download(paths: [String], concurrency: Int, dataOnly: Bool, iterations: Int,
-                         warmup: Int) throws -> BenchReport {
+    /// `dataOnly`, `.avoidDecodeImage`: bodies only). With `keep`, every decoded image is
+    /// kept until the round's last one is decoded, then released, as the manager row's
+    /// memory cache keeps and releases them: the floor of any cache that keeps decoded
+    /// images. The sample ends after the downloader is shut down, as the aiohttp peer's
+    /// ends after its session is closed.
+    static func download(paths: [String], concurrency: Int, dataOnly: Bool, keep: Bool = false,
+                         iterations: Int, warmup: Int) throws -> BenchReport {
         let urls = try urls(in: paths)
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
             var pixels = 0
@@ -33,17 +36,17 @@ enum NetworkWork {
                 config.maxConcurrentDownloads = concurrency
                 let downloader = ImageDownloader(config: config)
                 do {
-                    pixels = try await loadAll(urls, with: downloader, options: dataOnly ? [.avoidDecodeImage] : [])
+                    pixels = try await loadAll(urls, with: downloader, options: dataOnly ? [.avoidDecodeImage] : [],
+                                               keep: keep)
                 } catch {
                     await downloader.shutdown()
                     throw error
                 }
-                // Not part of the sample: the next iteration's clock starts after this.
                 await downloader.shutdown()
             }
             return (samples, cores, pixels)
         }
-        let mode = dataOnly ? BenchMode.downloadData : BenchMode.download
+        let mode = dataOnly ? BenchMode.downloadData : keep ? BenchMode.downloadKeep : BenchMode.download
         return BenchReport(mode: mode.rawValue, ok: measured.pixels > 0, samples: measured.samples,
                            opsPerSample: urls.count, pixelsPerSample: measured.pixels,
                            peakRSSBytes: ProcessMemory.peakResidentBytes(), coresBusy: measured.cores)
@@ -74,23 +77,29 @@ enum NetworkWork {
     }
 
     /// Loads every URL concurrently; returns the decoded pixels (with `.avoidDecodeImage`,
-    /// the bytes received). Any failure fails all.
+    /// the bytes received). With `keep`, the decoded images are held until the last one
+    /// is in, and released when this returns. Any failure fails all.
     static func loadAll(_ urls: [URL], with downloader: ImageDownloader,
-                        options: WebImageOptions = []) async throws -> Int {
-        try await withThrowingTaskGroup(of: Int.self) { group in
+                        options: WebImageOptions = [], keep: Bool = false) async throws -> Int {
+        try await withThrowingTaskGroup(of: (Int, DecodedImage?).self) { group in
             for url in urls {
                 group.addTask {
                     let response = try await downloader.loadImage(with: url, options: options)
                     if options.contains(.avoidDecodeImage) {
                         guard let data = response.data, !data.isEmpty else { throw UsageError("no data for \(url)") }
-                        return data.count
+                        return (data.count, nil)
                     }
                     guard let image = response.image else { throw UsageError("no image for \(url)") }
-                    return image.width * image.height
+                    return (image.width * image.height, keep ? image : nil)
                 }
             }
             var pixels = 0
-            for try await count in group { pixels += count }
+            var kept: [DecodedImage] = []
+            if keep { kept.reserveCapacity(urls.count) }
+            for try await (count, image) in group {
+                pixels += count
+                if let image { kept.append(image) }
+            }
             return pixels
         }
     }

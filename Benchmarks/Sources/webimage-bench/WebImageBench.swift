@@ -42,9 +42,12 @@ struct WebImageBench {
                                              warmup: a.warmup)
             case .managerMemoryHit:
                 return try ManagerWork.memoryHit(ops: a.ops, iterations: a.iterations, warmup: a.warmup)
-            case .download, .downloadData:
+            case .download, .downloadData, .downloadKeep:
                 return try NetworkWork.download(paths: a.inputs, concurrency: a.concurrency, dataOnly: mode == .downloadData,
-                                                iterations: a.iterations, warmup: a.warmup)
+                                                keep: mode == .downloadKeep, iterations: a.iterations, warmup: a.warmup)
+            case .bareClientData:
+                return try BareClientWork.transfer(paths: a.inputs, concurrency: a.concurrency,
+                                                   iterations: a.iterations, warmup: a.warmup)
             case .managerDownload:
                 return try ManagerWork.download(paths: a.inputs, concurrency: a.concurrency,
                                                 iterations: a.iterations, warmup: a.warmup)

@@ -45,7 +45,7 @@ struct CompareSmokeTests {
         let lines = out.split(separator: "\n").map(String.init)
         #expect(lines.first == "| work | ours | peer | ratio | goal | result |")
         let rows = lines.dropFirst(2).filter { $0.hasPrefix("| ") }
-        #expect(rows.count == 82)
+        #expect(rows.count == 84)
         for row in rows {
             let cells = row.split(separator: "|", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -58,7 +58,7 @@ struct CompareSmokeTests {
         }
         for work in ["full JPEG decode", "thumbnail", "PNG decode", "animated GIF decode", "WebP decode",
                      "thumbnail-baseline", "memory cache get", "memory cache set", "disk cache hit", "manager load",
-                     "from local nginx", "transfer only", "ImageManager", "caches on tmpfs", "100 concurrent loads of one URL",
+                     "from local nginx", "transfer only", "ImageManager", "caches on tmpfs", "keeping every image", "AsyncHTTPClient alone", "100 concurrent loads of one URL",
                      "Lanczos3 resample", "peak RSS", "webdataset shards of 1000, border 256", "4032×3024 JPEGs",
                      "mixed set", "cached result", "LAION-like parquet list",
                      "thumbnail PSNR vs full-decode Lanczos reference", "thumbnail CPU per image",
