@@ -34,7 +34,7 @@ struct DownloadScheduler {
 
     private(set) var entries: [UInt64: Entry] = [:]
     private var joinable: [String: UInt64] = [:]
-    private var queue = DownloadQueue()
+    private var queue: DownloadQueue
     private(set) var running = 0
     private(set) var isSuspended = false
     private(set) var isShutDown = false
@@ -42,11 +42,10 @@ struct DownloadScheduler {
     private(set) var hasStarted = false
     private var nextID: UInt64 = 0
     let maxConcurrent: Int
-    let order: DownloaderConfig.ExecutionOrder
 
     init(maxConcurrent: Int, order: DownloaderConfig.ExecutionOrder) {
         self.maxConcurrent = maxConcurrent
-        self.order = order
+        queue = DownloadQueue(order: order)
     }
 
     var queuedCount: Int { queue.count }
@@ -124,7 +123,7 @@ struct DownloadScheduler {
     /// Moves queued transfers to running while slots are free; returns them to start.
     mutating func startQueued() -> [DownloadTransfer] {
         var started: [DownloadTransfer] = []
-        while !isSuspended, running < maxConcurrent, let id = queue.popNext(order: order) {
+        while !isSuspended, running < maxConcurrent, let id = queue.popNext() {
             guard entries[id] != nil else { continue }
             entries[id]?.phase = .running
             running += 1
