@@ -41,7 +41,8 @@ public struct DownloaderConfig: Sendable {
     // MARK: Timing
 
     /// Seconds one whole transfer may take, from connecting to the last byte; also the
-    /// connect and read timeout. Default 15.
+    /// connect timeout. A server that stops sending is ended by this deadline (there is no
+    /// separate read timeout, which could only fire later). Default 15.
     ///
     /// Clamped to ``timeoutRange`` (0.001…86400 s, one day): NaN, zero or a negative value
     /// becomes the default 15; a positive value under a millisecond becomes 0.001; more than
