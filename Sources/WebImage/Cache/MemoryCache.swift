@@ -70,13 +70,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The value for `key`, which becomes the most recently used entry; `nil` on a miss.
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        state.withLock { $0.value(forKey: key) }
+        let key = HashedKey(key)
+        return state.withLock { $0.value(forKey: key) }
     }
 
     /// Whether `key` has an entry, without changing its recency.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        state.withLock { $0.index[key] != nil }
+        let key = HashedKey(key)
+        return state.withLock { $0.index[key] != nil }
     }
 
     /// Stores `value` as the most recent entry, replacing any value for `key`, then evicts
@@ -87,6 +89,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// the whole cache.
     @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
+        let key = HashedKey(key)
         let evicted = state.withLock { $0.set(value, forKey: key, cost: max(0, cost)) }
         _ = evicted
     }
@@ -95,7 +98,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @discardableResult
     @inlinable
     public func removeValue(forKey key: Key) -> Value? {
-        state.withLock { s -> Value? in
+        let key = HashedKey(key)
+        return state.withLock { s -> Value? in
             guard let slot = s.index[key] else { return nil }
             return s.remove(slot: slot)
         }
@@ -130,7 +134,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             keys.reserveCapacity(s.slots.count)
             var i = s.head
             while i >= 0 {
-                keys.append(s.slots[i].key)
+                keys.append(s.slots[i].key.key)
                 i = s.slots[i].next
             }
             return keys
@@ -146,14 +150,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 struct LRUState<Key: Hashable, Value> {
     @usableFromInline
     struct Slot {
-        @usableFromInline var key: Key
+        @usableFromInline var key: HashedKey<Key>
         @usableFromInline var value: Value
         @usableFromInline var cost: Int
         @usableFromInline var prev: Int
         @usableFromInline var next: Int
 
         @inlinable
-        init(key: Key, value: Value, cost: Int, prev: Int, next: Int) {
+        init(key: HashedKey<Key>, value: Value, cost: Int, prev: Int, next: Int) {
             self.key = key
             self.value = value
             self.cost = cost
@@ -163,7 +167,7 @@ struct LRUState<Key: Hashable, Value> {
     }
 
     @usableFromInline var slots: [Slot] = []
-    @usableFromInline var index: [Key: Int] = [:]
+    @usableFromInline var index: [HashedKey<Key>: Int] = [:]
     /// Most recent slot, or -1.
     @usableFromInline var head = -1
     /// Least recent slot, or -1.
@@ -181,7 +185,7 @@ struct LRUState<Key: Hashable, Value> {
     }
 
     @inlinable
-    mutating func value(forKey key: Key) -> Value? {
+    mutating func value(forKey key: HashedKey<Key>) -> Value? {
         guard let i = index[key] else { return nil }
         if i != head { moveToFront(i) }
         return slots[i].value
@@ -191,7 +195,7 @@ struct LRUState<Key: Hashable, Value> {
     /// and the evicted ones. Neither allocates when nothing is evicted, which is the
     /// common case; an array for the replaced value cost two allocations per set.
     @inlinable
-    mutating func set(_ value: Value, forKey key: Key, cost: Int) -> (replaced: Value?, evicted: [Value]) {
+    mutating func set(_ value: Value, forKey key: HashedKey<Key>, cost: Int) -> (replaced: Value?, evicted: [Value]) {
         let entryLimit = entryCostLimit > 0 ? (costLimit > 0 ? min(entryCostLimit, costLimit) : entryCostLimit) : costLimit
         if entryLimit > 0 && cost > entryLimit {
             guard let i = index[key] else { return (nil, []) }
@@ -268,3 +272,31 @@ struct LRUState<Key: Hashable, Value> {
         return slots.removeLast().value
     }
 }
+
+/// A key with its hash worked out once, before the cache's lock is taken: hashing a URL
+/// string is most of a lookup's work, and under the lock it made every other thread wait
+/// for it. The dictionary still hashes, but only this one integer; an eviction or a moved
+/// slot re-indexes without hashing the string again.
+@usableFromInline
+struct HashedKey<Key: Hashable>: Hashable {
+    @usableFromInline let key: Key
+    @usableFromInline let hash: Int
+
+    @inlinable
+    init(_ key: Key) {
+        self.key = key
+        hash = key.hashValue
+    }
+
+    @inlinable
+    static func == (a: HashedKey, b: HashedKey) -> Bool {
+        a.hash == b.hash && a.key == b.key
+    }
+
+    @inlinable
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
+}
+
+extension HashedKey: Sendable where Key: Sendable {}

@@ -112,4 +112,29 @@ struct MemoryCacheTests {
         #expect(cache.totalCost == cache.count)
         #expect(cache.keysByRecency.count == cache.count)
     }
+
+    /// Every value of this key hashes alike, so the cache's index must tell keys apart by
+    /// equality (it works each key's hash out before taking its lock).
+    private struct CollidingKey: Hashable, Sendable {
+        let name: String
+        func hash(into hasher: inout Hasher) { hasher.combine(0) }
+    }
+
+    @Test("keys whose hashes collide stay distinct: get, replace, evict and remove each their own")
+    func collidingKeys() {
+        let cache = MemoryCache<CollidingKey, Int>(countLimit: 3)
+        let a = CollidingKey(name: "a"), b = CollidingKey(name: "b"), c = CollidingKey(name: "c")
+        cache.setValue(1, forKey: a)
+        cache.setValue(2, forKey: b)
+        cache.setValue(3, forKey: c)
+        #expect(cache.value(forKey: a) == 1)
+        #expect(cache.value(forKey: b) == 2)
+        cache.setValue(20, forKey: b)
+        cache.setValue(4, forKey: CollidingKey(name: "d"))   // c is least recent now
+        #expect(cache.value(forKey: c) == nil)
+        #expect(cache.removeValue(forKey: a) == 1)
+        #expect(!cache.contains(a))
+        #expect(cache.value(forKey: b) == 20)
+        #expect(cache.keysByRecency.map(\.name) == ["b", "d"])
+    }
 }
