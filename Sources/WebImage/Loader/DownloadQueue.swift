@@ -56,6 +56,7 @@ struct DownloadQueue {
             // The entry is current only if its transfer is still queued at this priority.
             if let entry = live[top.id], entry.priority == top.priority {
                 live[top.id] = nil
+                compactIfStale()
                 return top.id
             }
         }
@@ -119,7 +120,9 @@ struct DownloadQueue {
     }
 
     /// Rebuilds the heap from the live entries once stale ones outnumber them, so the
-    /// heap holds at most about twice the queued transfers however often priorities change.
+    /// heap holds at most twice the queued transfers (plus 16) after every change, however
+    /// often priorities change. Amortized O(1): a rebuild leaves no stale entry, and the
+    /// next one needs as many changes or starts again as there are queued transfers.
     private mutating func compactIfStale() {
         guard heap.count > 2 * live.count + 16 else { return }
         heap = Array(live.values)

@@ -113,7 +113,7 @@ struct DownloadQueueTests {
         }
     }
 
-    @Test("a flood of priority changes keeps the heap within twice the queued transfers")
+    @Test("a flood of priority changes keeps the heap within twice the queued transfers, starts included")
     func staleEntriesAreBounded() {
         var queue = DownloadQueue(order: .fifo)
         for id in UInt64(1)...1_000 { queue.insert(id, priority: .normal) }
@@ -121,11 +121,30 @@ struct DownloadQueueTests {
             for id in UInt64(1)...1_000 { queue.setPriority(id, to: round.isMultiple(of: 2) ? .high : .low) }
             #expect(queue.storedCount <= 2 * queue.count + 17)
         }
-        for id in UInt64(1)...990 { queue.remove(id) }
+        // Stale entries left below the live ones: starting the live ones must not leave
+        // the stale ones behind in a heap far larger than what is queued.
+        for id in UInt64(1)...1_000 { queue.setPriority(id, to: .veryHigh) }
+        for _ in 0..<990 {
+            #expect(queue.popNext() != nil)
+            #expect(queue.storedCount <= 2 * queue.count + 17)
+        }
         #expect(queue.count == 10)
-        #expect(queue.storedCount <= 2 * queue.count + 17)
         var started: [UInt64] = []
         while let id = queue.popNext() { started.append(id) }
         #expect(started == Array(991...1_000))
+        #expect(queue.storedCount == 0)
+    }
+
+    @Test("removals keep the heap within twice the queued transfers")
+    func removalsAreBounded() {
+        var queue = DownloadQueue(order: .lifo)
+        for id in UInt64(1)...1_000 { queue.insert(id, priority: .normal) }
+        for id in UInt64(1)...990 {
+            queue.remove(id)
+            #expect(queue.storedCount <= 2 * queue.count + 17)
+        }
+        var started: [UInt64] = []
+        while let id = queue.popNext() { started.append(id) }
+        #expect(started == Array((991...1_000).reversed()))
     }
 }
