@@ -153,21 +153,26 @@ What each row measures:
 - manager memory hit: per-load time of `await ImageManager.loadImage(with:)` with
   default options, answered from the memory cache (on the calling task, no queue hop).
 - network: 1000 distinct ~50 KB JPEGs from a private nginx on 127.0.0.1, 16 at
-  once, cold cache, three rows: transfer only, ours through a new
-  `ImageDownloader` with `.avoidDecodeImage` (16 concurrent transfers, all 1000
-  requested at once) against curl (`--parallel --parallel-max 16`, one process:
-  curl is not CPU-bound here, and two processes measured slower); download + decode to RGBA through a
-  new `ImageDownloader`, against aiohttp downloading and Pillow decoding on the
-  default thread pool (one worker process per core, started before the clock,
-  each with its share of the list and of the 16); and the same through a new
-  `ImageManager` (default options, memory and disk cache cold in a fresh
-  temporary directory, so every image is also stored), against aiohttp + Pillow;
-  the same manager once more with `TMPDIR` on tmpfs (`/dev/shm`), no goal: this
-  machine's root ext4 has no journal, and without one each new inode skips every
-  inode deleted in the last hours, so the default row carries the file system's
-  share, which the tmpfs row shows. Each side prints the cores it kept busy over the measured time (user + system
-  CPU of its processes ÷ wall); a peer under 1.5 of 2 cores makes the row "not
-  comparable" instead of pass or fail.
+  once, cold cache. Transfer only: ours through a new `ImageDownloader` with
+  `.avoidDecodeImage` (16 concurrent transfers, all 1000 requested at once)
+  against curl (`--parallel --parallel-max 16`, one process: curl is not
+  CPU-bound here, and two processes measured slower); then, no goal, the
+  transport's floor: AsyncHTTPClient alone, configured as the downloader
+  configures it, a delegate gathering each body. Download + decode to RGBA
+  through a new `ImageDownloader`, against aiohttp downloading and Pillow decoding
+  on the default thread pool (one worker process per core, started before the
+  clock, each with its share of the list and of the 16); then, no goal, the same
+  downloader keeping every decoded image until the last is in (released inside
+  the round): the floor of any cache that keeps them, against the downloader.
+  The same through a new `ImageManager` (default options, memory and disk cache
+  cold in a fresh temporary directory, so every image is also stored), against
+  aiohttp + Pillow and against the downloader; the same manager once more with
+  `TMPDIR` on tmpfs (`/dev/shm`), no goal: this machine's root ext4 has no
+  journal, and without one each new inode skips every inode deleted in the last
+  hours, so the default row carries the file system's share, which the tmpfs row
+  shows. Each side prints the cores it kept busy over the measured time (user +
+  system CPU of its processes ÷ wall); a peer under 1.5 of 2 cores makes the row
+  "not comparable" instead of pass or fail.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
   ran 100 concurrent `loadImage` calls on one new `ImageDownloader`.
 - animation: `gif/image-gif/gifplayer-muybridge.gif` (380 frames of 472×298;

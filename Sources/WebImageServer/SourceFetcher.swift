@@ -73,7 +73,7 @@ final class SourceFetcher: Sendable {
         case .local(let path):
             guard let local else { throw .badRequest("Local sources are not enabled on this server") }
             return try await files.value(forKey: key, deadline: deadline) { _ throws(ProxyError) in
-                .init(try await local.read(path), store: false)
+                .init(try await local.read(path))
             }
         case .s3(let bucket, let objectKey, let version):
             guard let s3 else { throw .badRequest("S3 sources are not enabled on this server") }
@@ -101,7 +101,7 @@ final class SourceFetcher: Sendable {
             return .init(cached, store: false)
         case .object(let source, _, _):
             guard !source.data.isEmpty else { throw ProxyError(WebImageError.badImageData("The source is empty")) }
-            return .init(source, store: source.cacheControl?.lowercased().contains("no-store") != true)
+            return .init(source, store: !source.isNoStore)
         }
     }
 
@@ -119,6 +119,6 @@ final class SourceFetcher: Sendable {
             data: data, etag: response.http?.validators.etag, lastModified: response.http?.validators.lastModified,
             cacheControl: response.http?.headers["Cache-Control"], expires: response.http?.headers["Expires"])
         // Cache-Control: no-store from the source is honoured: not written.
-        return .init(source, store: response.http?.isNoStore != true)
+        return .init(source, store: !source.isNoStore)
     }
 }

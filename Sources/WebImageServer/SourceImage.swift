@@ -17,6 +17,12 @@ struct SourceImage: Sendable, DiskStorable {
     /// The bytes are the weight in memory.
     var memoryCost: Int { data.count }
 
+    /// Whether the source said `Cache-Control: no-store` (then the proxy does not keep it),
+    /// read as the library reads a response's (``WebImage/HTTPResponseInfo/isNoStore``).
+    var isNoStore: Bool {
+        cacheControl.map { HTTPFreshness.directives($0).keys.contains("no-store") } ?? false
+    }
+
     /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.
     var validator: String? { etag ?? lastModified }
 

@@ -24,6 +24,20 @@ struct CachingTests {
         }
     }
 
+    /// The `no-store` rule both source kinds (http and S3) keep by: a directive of the
+    /// source's `Cache-Control`, in any case and place, not a substring of another one.
+    @Test func noStoreIsADirectiveOfTheSourcesCacheControl() {
+        func source(_ cacheControl: String?) -> SourceImage {
+            SourceImage(data: Data([1]), etag: nil, lastModified: nil, cacheControl: cacheControl, expires: nil)
+        }
+        #expect(source("no-store").isNoStore)
+        #expect(source("private, No-Store").isNoStore)
+        #expect(source("max-age=0 , no-store ,must-revalidate").isNoStore)
+        #expect(!source(nil).isNoStore)
+        #expect(!source("no-cache, max-age=60").isNoStore)
+        #expect(!source("x-no-store-hint=1").isNoStore)
+    }
+
     /// A source answered with `Cache-Control: no-store` is used for the render that asked
     /// and not kept: another size of it goes to the origin again (its source stage's `make`
     /// says `store: false`), while the result itself is cached as any other.

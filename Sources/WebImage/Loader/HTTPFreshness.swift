@@ -90,8 +90,9 @@ public struct HTTPFreshness: Sendable, Hashable {
         return .stale(staleIfErrorAllowed: staleness < staleIfError)
     }
 
-    /// The directives of a `Cache-Control` value, names lowercased, values unquoted.
-    static func directives(_ value: String) -> [String: String?] {
+    /// The directives of a `Cache-Control` value, names lowercased, values unquoted (the
+    /// proxy reads a source's `no-store` with it too).
+    package static func directives(_ value: String) -> [String: String?] {
         var result: [String: String?] = [:]
         for part in value.split(separator: ",") {
             let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
