@@ -15,11 +15,12 @@ SLURM_DEBS := slurm-wlm munge
 # encoders /info is checked against; moto, the S3-compatible server s3:// sources are
 # tested with (it brings boto3, which prepares its buckets); for the bulk mode, the
 # webdataset reader its tar shards are read back with and the parquet-to-CSV one-liners
-# of the README (pyarrow, duckdb); pandas, pyarrow and duckdb also check the parquet reader and writer.
+# of the README (pyarrow, duckdb); pandas, pyarrow and duckdb also check the parquet reader and writer;
+# OpenCV, which img2dataset resizes with, for the interpolation modes of `webimage img2dataset`.
 TEST_VENV := .build-test/venv
 TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
              "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1" \
-             "exifread-nocycle==3.0.1" "tfrecord==1.14.6" "pandas==3.1.1"
+             "exifread-nocycle==3.0.1" "tfrecord==1.14.6" "pandas==3.1.1" "opencv-python-headless==4.12.0.88"
 
 # img2dataset itself, for the side-by-side test of `webimage img2dataset`: a venv of its own,
 # because it pins webdataset<0.3 and the venv above reads our shards with webdataset 1.0.
