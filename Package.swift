@@ -13,6 +13,11 @@ let package = Package(
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
+    // OpenTelemetry export (swift-otel) is compiled in only with this trait: its first build
+    // costs ~7 min, which `make demo` does not pay. `make deb`, `make test` and `make bench` enable it.
+    traits: [
+        .trait(name: "OpenTelemetry", description: "Export traces, metrics and logs over OTLP/HTTP (webimage serve)"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -33,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // `fetch --input-format csv|tsv`: RFC 4180 records read as a stream.
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
+        // The proxy's spans (the API only; Hummingbird already depends on it).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // OTLP/HTTP exporters, with the OpenTelemetry trait only (gRPC's dependencies left out).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // System libraries from Debian (`make deps` installs the -dev packages).
@@ -119,6 +128,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .executableTarget(
@@ -137,6 +147,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
             ]
         ),
         // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.
