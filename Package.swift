@@ -148,6 +148,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["OpenTelemetry"])),
                 // The exporters' background work runs beside the server (ServeObservability).
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
