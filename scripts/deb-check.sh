@@ -129,8 +129,13 @@ step "apt-get purge webimage"
 in_root apt-get purge -y -qq webimage > "$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "apt-get purge"; }
 left=""
 while IFS= read -r path; do
-  [ -e "$root$path" ] || continue
-  [ -d "$root$path" ] && grep -qx ".$path" <<<"$before" && continue   # a directory Debian had before
+  [ "$path" = /. ] && continue
+  [ -e "$root$path" ] || [ -L "$root$path" ] || continue
+  # A directory the root had before, or that another package still owns, is not ours to remove.
+  if [ -d "$root$path" ]; then
+    grep -qx ".$path" <<<"$before" && continue
+    in_root dpkg -S "$path" >/dev/null 2>&1 && continue
+  fi
   left="$left $path"
 done <<<"$owned"
 [ -z "$left" ] || fail "purge left the package's paths:$left"

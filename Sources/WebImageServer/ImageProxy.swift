@@ -65,6 +65,8 @@ public final class ImageProxy: Sendable {
     /// Bytes of decoded pixels in flight.
     let memory: AdmissionGate
     let logger: Logger
+    /// Whether the stages make spans (``ProxyTracing``).
+    let tracing: Bool
 
     static let requests = Counter(label: "webimage_serve_requests_total")
     static let resultHits = Counter(label: "webimage_serve_result_cache_hits_total")
@@ -74,13 +76,17 @@ public final class ImageProxy: Sendable {
     static let memoryReserved = Gauge(label: "webimage_serve_memory_reserved_bytes")
     static let memoryWaits = Gauge(label: "webimage_serve_memory_waits")
 
-    public init(config configured: ProxyConfig, logger: Logger = Logger(label: "WebImageServer")) {
+    /// - Parameter tracing: make a span for each stage of a request (``ProxyTracing``), under
+    ///   the task's current span, and send its `traceparent` on to http sources. Off, the
+    ///   stages run as if there were no tracing at all.
+    public init(config configured: ProxyConfig, logger: Logger = Logger(label: "WebImageServer"), tracing: Bool = false) {
         var config = configured
         // The source schemes the settings turn on.
         if config.localRoot != nil { config.language.sourceSchemes.insert("local") }
         if config.s3.isEnabled { config.language.sourceSchemes.insert("s3") }
         self.config = config
         self.logger = logger
+        self.tracing = tracing
         fingerprint = config.fingerprint
         signer = URLSigner(pairs: config.keys, signatureSize: config.signatureSize, trusted: config.trustedSignatures)
         examples = ExampleImages.shared
@@ -95,6 +101,7 @@ public final class ImageProxy: Sendable {
         downloads.maxResponseBytes = config.maxSourceBytes
         downloads.downloadTimeout = config.requestTimeout
         downloads.maxConcurrentDownloads = max(16, config.maxConcurrentTransforms)
+        if tracing { downloads.requestModifier = ProxyTracing.injectingTraceContext }
         downloader = ImageDownloader(config: downloads)
 
         if config.isCacheEnabled {
@@ -115,8 +122,10 @@ public final class ImageProxy: Sendable {
             infoResults = nil
         }
         let countHit: @Sendable () -> Void = { Self.resultHits.increment() }
-        renders = PipelineStage(cache: results, waitFailure: ProxyError.init(waiting:), onStoredHit: countHit)
-        infos = PipelineStage(cache: infoResults, waitFailure: ProxyError.init(waiting:), onStoredHit: countHit)
+        renders = PipelineStage(cache: ProxyTracing.cache(results, stage: "result", tracing: tracing),
+                                waitFailure: ProxyError.init(waiting:), onStoredHit: countHit)
+        infos = PipelineStage(cache: ProxyTracing.cache(infoResults, stage: "info", tracing: tracing),
+                              waitFailure: ProxyError.init(waiting:), onStoredHit: countHit)
         // Local files are read on a pool of their own, so a slow disk there never holds up
         // the caches' reads; its line is bounded like every queue of the server.
         let local = config.localRoot.flatMap {
@@ -129,7 +138,7 @@ public final class ImageProxy: Sendable {
             ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes)
             : nil
         sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4,
-                                local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator)
+                                local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator, tracing: tracing)
         slots = AdmissionGate(capacity: config.maxConcurrentTransforms, maxWaiting: config.maxQueuedTransforms)
         memory = AdmissionGate(
             capacity: config.maxMemoryBytes, maxWaiting: config.maxQueuedTransforms + config.maxConcurrentTransforms,
@@ -258,7 +267,7 @@ public final class ImageProxy: Sendable {
         Self.renderCount.increment()
         do throws(ProxyError) {
             let options = request.options
-            let source = try await sources.image(for: request.source, deadline: deadline)
+            let source = try await source(for: request.source, deadline: deadline)
             if ContinuousClock.now >= deadline { throw .requestTimedOut }
             if let limit = options.maxSourceFileSize, limit > 0, source.data.count > limit {
                 throw ProxyError(WebImageError(.responseTooLarge, "The source has more than \(limit) bytes"))
@@ -283,7 +292,7 @@ public final class ImageProxy: Sendable {
                     options: options, choice: choice,
                     limits: RenderLimits(maxSourcePixels: config.maxSourcePixels, maxOutputPixels: config.maxOutputPixels,
                                          maxAnimationFrames: config.maxAnimationFrames),
-                    output: config.output, watermark: watermarkImage)
+                    output: config.output, watermark: watermarkImage, trace: renderTrace)
                 try Self.typed { () throws(WebImageError) in try renderer.checkPlannedOutput(header) }
                 let peak = MemoryEstimate.peakBytes(renderer: renderer, header: header, config: config)
                 (output, etag) = try await memory.admit(units: peak, deadline: deadline) { [memory] in

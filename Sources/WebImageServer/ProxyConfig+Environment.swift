@@ -35,6 +35,7 @@ extension ProxyConfig {
         let reader = EnvironmentReader(values: environment)
         // A malformed value stops the reading early; the caller reports that error instead.
         _ = try? ProxyConfig().applyingEnvironment(environment, reader: reader)
+        _ = try? TelemetrySettings(reader: reader)
         return environment.keys.filter { $0.hasPrefix("IMGPROXY_") && !reader.asked.contains($0) }.sorted()
     }
 

@@ -21,12 +21,15 @@ import Prometheus
 struct ProxyRoutes: Sendable {
     let proxy: ImageProxy
     let metrics: PrometheusCollectorRegistry?
+    /// Hummingbird's `MetricsMiddleware` on every route (``ProxyServer/requestMetrics``).
+    let requestMetrics: Bool
     /// The gallery's HTML, made once: the page is the same for every request.
     let galleryPage: Data
 
-    init(proxy: ImageProxy, metrics: PrometheusCollectorRegistry?) {
+    init(proxy: ImageProxy, metrics: PrometheusCollectorRegistry?, requestMetrics: Bool = false) {
         self.proxy = proxy
         self.metrics = metrics
+        self.requestMetrics = requestMetrics
         let pair = proxy.config.keys.first
         let size = proxy.config.signatureSize
         let prefix = proxy.config.language.pathPrefix
@@ -42,6 +45,9 @@ struct ProxyRoutes: Sendable {
     /// before it.
     func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        // The request's span first, so that it covers everything else (ProxyTracing).
+        if proxy.tracing { router.add(middleware: TracingMiddleware()) }
+        if requestMetrics { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ProxyRoutingMiddleware())
         router.get("/health") { _, _ in
             Response(ProxyResponse(

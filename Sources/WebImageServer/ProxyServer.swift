@@ -30,6 +30,13 @@ public struct ProxyServer: Sendable {
     public var logger: Logger
     /// Connections idle this long are closed (slow or abandoned clients). Default 60 s.
     public var idleTimeout: Duration = .seconds(60)
+    /// Hummingbird's `MetricsMiddleware` on every route: request counts and durations by
+    /// route, method and status, to whatever metrics backend is bootstrapped (the tool turns
+    /// it on with OpenTelemetry metrics export). Default off.
+    public var requestMetrics = false
+    /// Services run beside the server (an exporter's background work): started first and
+    /// stopped last, after the server has drained and the caches are flushed.
+    public var services: [any Service] = []
 
     public init(proxy: ImageProxy, host: String, port: Int, metrics: PrometheusCollectorRegistry? = nil, logger: Logger) {
         self.proxy = proxy
@@ -41,7 +48,7 @@ public struct ProxyServer: Sendable {
 
     /// The application, ready to run in a `ServiceGroup`; `onRunning` gets the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = ProxyRoutes(proxy: proxy, metrics: metrics).router()
+        let router = ProxyRoutes(proxy: proxy, metrics: metrics, requestMetrics: requestMetrics).router()
         let idle = TimeAmount.nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ClientClosureHandler()], idleTimeout: idle)
         return Application(
@@ -50,7 +57,7 @@ public struct ProxyServer: Sendable {
                 ProxyHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: http1))
             },
             configuration: .init(address: .hostname(host, port: port), serverName: "webimage"),
-            services: [ProxyShutdownService(proxy: proxy)],
+            services: services + [ProxyShutdownService(proxy: proxy)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

@@ -45,12 +45,15 @@ final class SourceFetcher: Sendable {
 
     static let s3Revalidations = Counter(label: "webimage_serve_s3_not_modified_total")
 
+    /// - Parameter tracing: the cache's lookups are spans (``ProxyTracing``).
     init(downloader: ImageDownloader, examples: ExampleImages, disk: DiskCache?, memoryBytes: Int,
-         local: LocalFileReader? = nil, s3: S3Client? = nil, querySeparator: String = "?") {
+         local: LocalFileReader? = nil, s3: S3Client? = nil, querySeparator: String = "?", tracing: Bool = false) {
         self.downloader = downloader
         self.examples = examples
-        cache = disk.map { TieredCache(disk: $0, memoryBytes: memoryBytes) }
-        fetches = PipelineStage(cache: cache, waitFailure: ProxyError.init(waiting:))
+        let cache = disk.map { TieredCache<SourceImage>(disk: $0, memoryBytes: memoryBytes) }
+        self.cache = cache
+        fetches = PipelineStage(cache: ProxyTracing.cache(cache, stage: "source", tracing: tracing),
+                                waitFailure: ProxyError.init(waiting:))
         self.local = local
         self.s3 = s3
         self.querySeparator = querySeparator

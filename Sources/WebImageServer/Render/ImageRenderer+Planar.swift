@@ -38,11 +38,13 @@ extension ImageRenderer {
         try checkOutput(thumbnail, frames: 1)
         // max_bytes: the resampled planes are encoded again at each lower quality, decoded once.
         var q = quality(for: .jpeg)
-        let result = try JPEGPlanarTranscoder.transcode(data, options: decode,
-                                                        encode: ImageEncodeOptions(quality: Double(q) / 100)) { output in
-            guard let next = nextQuality(after: q, size: output.data.count) else { return nil }
-            q = next
-            return ImageEncodeOptions(quality: Double(next) / 100)
+        // Decode, resample and encode in one pass: one "transcode" span when traced.
+        let result = try step("transcode") { () throws(WebImageError) in
+            try JPEGPlanarTranscoder.transcode(data, options: decode, encode: ImageEncodeOptions(quality: Double(q) / 100)) { output in
+                guard let next = nextQuality(after: q, size: output.data.count) else { return nil }
+                q = next
+                return ImageEncodeOptions(quality: Double(next) / 100)
+            }
         }
         return result.map { Output(data: $0.data, format: .jpeg, size: $0.size) }
     }

@@ -21,6 +21,8 @@ struct ImageRenderer: Sendable {
     /// The decoded watermark image, when the server has one.
     var watermark: PixelBuffer?
     var coder: ImageCodersManager = .shared
+    /// The steps' spans (decode, transform, encode), when the request is traced.
+    var trace: RenderTrace? = nil
 
     /// The encoded result.
     struct Output: Sendable {
@@ -82,9 +84,13 @@ struct ImageRenderer: Sendable {
         if let planar = try renderPlanarJPEG(data, header: header, animated: animated, decode: decode, planned: planned) {
             return planar
         }
-        let image = try DecodedImage.decodingLazily(data, options: decode, coder: coder)
-        guard let first = image.frames.first?.pixels, first.width > 0, first.height > 0 else {
-            throw .badImageData("The image has no pixels")
+        // An animation's later frames are decoded as they are encoded (in "encode").
+        let (image, first) = try step("decode") { () throws(WebImageError) in
+            let image = try DecodedImage.decodingLazily(data, options: decode, coder: coder)
+            guard let first = image.frames.first?.pixels, first.width > 0, first.height > 0 else {
+                throw .badImageData("The image has no pixels")
+            }
+            return (image, first)
         }
         let expectsAlpha = options.background == nil
             && (first.hasAlpha || options.padding.isEnabled || options.extend.isEnabled)
@@ -102,15 +108,20 @@ struct ImageRenderer: Sendable {
             let transformed = animation.transformed(key: "proxy") { frame, _ in
                 (try? steps.apply(to: frame.pixels)).map { ImageFrame(pixels: $0, duration: frame.duration) }
             }
-            let encoded = try transformed.encoded(as: format, options: ImageEncodeOptions(quality: Double(quality(for: format)) / 100))
+            // Each frame is transformed as it is encoded: one "encode" span for both.
+            let encoded = try step("encode") { () throws(WebImageError) in
+                try transformed.encoded(as: format, options: ImageEncodeOptions(quality: Double(quality(for: format)) / 100))
+            }
             return Output(data: encoded, format: format, size: steps.outputSize)
         }
-        let steps = try FrameSteps(renderer: self, frameSize: PixelSize(width: first.width, height: first.height),
-                                   plannedSource: planned, flatten: flatten, trims: options.trim != nil, firstFrame: first)
-        try checkOutput(steps.outputSize, frames: 1)
-        let pixels = try steps.apply(to: first)
+        let pixels = try step("transform") { () throws(WebImageError) in
+            let steps = try FrameSteps(renderer: self, frameSize: PixelSize(width: first.width, height: first.height),
+                                       plannedSource: planned, flatten: flatten, trims: options.trim != nil, firstFrame: first)
+            try checkOutput(steps.outputSize, frames: 1)
+            return try steps.apply(to: first)
+        }
         let still = DecodedImage(pixels: pixels, format: image.format, scale: image.scale, orientation: image.orientation)
-        return try encode(still, as: format)
+        return try step("encode") { () throws(WebImageError) in try encode(still, as: format) }
     }
 
     func checkOutput(_ size: PixelSize, frames: Int) throws(WebImageError) {

@@ -4,8 +4,6 @@ import CMalloc
 #endif
 import Foundation
 import Logging
-import Metrics
-import Prometheus
 import WebImage
 import WebImageCodecs
 import WebImageServer
@@ -147,6 +145,16 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--allow-network: not a CIDR block: \(network)")
         }
         _ = try settings()
+        _ = try telemetry()
+    }
+
+    /// The OpenTelemetry export the environment asks for (``TelemetrySettings``).
+    func telemetry() throws -> TelemetrySettings {
+        do {
+            return try TelemetrySettings(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 
     /// The proxy's settings and listen address: defaults, then the environment, then flags.
@@ -262,10 +270,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         Self.tuneAllocator()
+        // Before any logger exists: the backends may add trace ids to every log line.
+        let observability = try ServeObservability(telemetry())
         var logger = Logger(label: "webimage.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
         var (config, host, port) = try settings()
         let unread = ProxyConfig.unreadEnvironmentVariables(ProcessInfo.processInfo.environment)
@@ -284,8 +292,10 @@ struct ServeCommand: AsyncParsableCommand {
         if config.output.watermark == nil, let url = config.watermarkURL {
             config.output.watermark = try await Self.download(url)
         }
-        let proxy = ImageProxy(config: config, logger: logger)
-        let server = ProxyServer(proxy: proxy, host: host, port: port, metrics: registry, logger: logger)
+        let proxy = ImageProxy(config: config, logger: logger, tracing: observability.tracing)
+        var server = ProxyServer(proxy: proxy, host: host, port: port, metrics: observability.registry, logger: logger)
+        server.requestMetrics = observability.requestMetrics
+        server.services = observability.services
         let shownHost = host.contains(":") ? "[\(host)]" : host
         try await server.run { port in
             FileHandle.standardError.write(Data("webimage serve: listening on http://\(shownHost):\(port) (gallery: /gallery)\n".utf8))

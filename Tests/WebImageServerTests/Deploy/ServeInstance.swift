@@ -34,7 +34,8 @@ struct ServeInstance: Sendable {
     /// process ends, which fails with its log). Without `unsigned` the keys come from `extra`
     /// or the environment.
     static func start(
-        _ extra: [String], environment: [String: String] = [:], unsigned: Bool = true, log: URL, client: HTTPClient
+        _ extra: [String], environment: [String: String] = [:], unsigned: Bool = true, log: URL, client: HTTPClient,
+        executable: URL = ServeInstance.executable
     ) async throws -> ServeInstance {
         let port = try ChildProcess.freePort()
         let process = try ChildProcess(

@@ -28,7 +28,9 @@ struct DocumentationTests {
 
     @Test("every IMGPROXY_ variable serve reads is in the documentation")
     func environment() throws {
-        let source = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/WebImageServer/ProxyConfig+Environment.swift"), encoding: .utf8)
+        let source = try ["ProxyConfig+Environment.swift", "Telemetry/TelemetrySettings.swift"].map {
+            try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/WebImageServer/" + $0), encoding: .utf8)
+        }.joined()
         let names = Set(source.matches(of: /"(IMGPROXY_[A-Z0-9_]+)"/).map { String($0.output.1) })
         #expect(names.count > 40)
         let documentation = ErrorTableTests.documentation
