@@ -85,6 +85,36 @@ struct DatasetRunner {
         try await run(reader: reader, directory: directory, doneShards: doneShards, firstShard: firstShard, s3: nil)
     }
 
+    /// Reads the whole list as ``run()`` would and counts its rows and the shards they make
+    /// (every input file starts a new shard, as in ``DatasetJob``), writing nothing: a list
+    /// that cannot be opened is a `ValidationError` (status 2), one that stops mid-way status 1.
+    func countShards() async throws -> (rows: Int, shards: Int) {
+        let reader: DatasetRowReader
+        do {
+            reader = try DatasetRowReader(path: plan.file, formatName: plan.formatName, format: plan.format,
+                                          columns: plan.columns)
+            try await reader.open()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var rows = 0, shards = 0, inFile = 0
+        do throws(DatasetInputError) {
+            while let item = try await reader.next() {
+                guard case .row = item else {
+                    shards += (inFile + plan.samplesPerShard - 1) / plan.samplesPerShard
+                    inFile = 0
+                    continue
+                }
+                rows += 1
+                inFile += 1
+            }
+        } catch {
+            Terminal.writeError("webimage: reading \(plan.file) stopped: \(error)\n")
+            throw ExitCode.failure
+        }
+        return (rows, shards)
+    }
+
     /// Runs the job into `directory` (the output folder, or the spool of `s3`) and prints its summary.
     func run(reader: DatasetRowReader, directory: URL, doneShards: Set<Int>, firstShard: Int,
                      s3: S3ObjectClient?) async throws {

@@ -28,7 +28,8 @@ struct Img2DatasetCommand: AsyncParsableCommand {
         shard's metadata also as NNNNN.jsonl, beside NNNNN.parquet). --output_folder may be \
         s3://bucket/prefix (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, \
         AWS_ENDPOINT_URL; multipart above WEBIMAGE_S3_PART_SIZE, 8 MiB). --print-plan prints the \
-        options as read, as JSON, and downloads nothing. The bulk article lists each option as \
+        options as read, as JSON, and downloads nothing; --count-shards reads the whole list and \
+        prints {"rows": R, "shards": S} (the shards it makes, numbered from 0), writing nothing. The bulk article lists each option as \
         accepted, mapped or refused.
 
         Parameters: \(Img2DatasetOptions.parameters.joined(separator: ", ")).
@@ -45,7 +46,8 @@ struct Img2DatasetCommand: AsyncParsableCommand {
             return
         }
         let printsPlan = arguments.contains("--print-plan")
-        arguments.removeAll { $0 == "--print-plan" }
+        let countsShards = arguments.contains("--count-shards")
+        arguments.removeAll { $0 == "--print-plan" || $0 == "--count-shards" }
         let options: Img2DatasetOptions
         let plan: DatasetPlan
         do throws(Img2DatasetOptions.UsageError) {
@@ -58,6 +60,12 @@ struct Img2DatasetCommand: AsyncParsableCommand {
         }
         if printsPlan {
             print(options.json.pretty())
+            return
+        }
+        if countsShards {
+            // The Python package's driver asks this before it hands one shard to each Spark or Ray task.
+            let count = try await DatasetRunner(plan: plan).countShards()
+            print("{\"rows\": \(count.rows), \"shards\": \(count.shards)}")
             return
         }
         for note in options.notes { Terminal.writeError("webimage img2dataset: \(note)\n") }
