@@ -6,8 +6,9 @@ DEBS  := libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libhe
 # What the service's tests run beside it: nginx in front, headless Chromium for the gallery;
 # libvips (what pyvips loads) for the thumbnail quality test. Slurm and munge for the bulk
 # mode's array-job test (a one-node cluster the test starts as root, in a folder of its own),
-# installed apart so a package script that fails there cannot cost the others.
-TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv
+# installed apart so a package script that fails there cannot cost the others. Java 17 for
+# the Python package's Spark tests (pyspark 4).
+TEST_DEBS := nginx chromium chromium-driver libvips42 python3-venv openjdk-17-jre-headless
 SLURM_DEBS := slurm-wlm munge
 # What the tests run in Python, in one virtual environment (make test-venv): the imgproxy
 # URL builders users generate URLs with; Pillow, numpy and pyvips for the thumbnail
@@ -141,16 +142,17 @@ build: deps
 # The whole log is kept in .build/test-output/test.log; when a test fails, its failure lines
 # are repeated at the end, where a CI page that shows only the tail still shows them.
 TEST_LOG := .build/test-output/test.log
-test: deps test-deps test-venv test-img2dataset
+test: deps test-deps test-venv test-img2dataset py-venv
 	$(SWIFT) build --build-tests
 	@mkdir -p $(dir $(TEST_LOG))
 	@{ $(SWIFT) test --skip-build --no-parallel; echo $$? > $(TEST_LOG).status; } 2>&1 | tee $(TEST_LOG); \
-	status=$$(cat $(TEST_LOG).status); \
-	if [ "$$status" != 0 ]; then \
+	{ $(MAKE) --no-print-directory test-python; echo $$? > $(TEST_LOG).pystatus; } 2>&1 | tee -a $(TEST_LOG); \
+	status=$$(cat $(TEST_LOG).status); pystatus=$$(cat $(TEST_LOG).pystatus); \
+	if [ "$$status" != 0 ] || [ "$$pystatus" != 0 ]; then \
 	  echo "── what failed (the whole log: $(TEST_LOG)) ──"; \
-	  grep -E "✘|Fatal error|Test Case .* failed|[Cc]aught signal|exited with (status|signal)" $(TEST_LOG) | cut -c1-400 | tail -n 80; \
+	  grep -E "✘|Fatal error|Test Case .* failed|[Cc]aught signal|exited with (status|signal)|^FAILED |^ERROR " $(TEST_LOG) | cut -c1-400 | tail -n 80; \
 	fi; \
-	exit $$status
+	[ "$$status" = 0 ] && [ "$$pystatus" = 0 ]
 
 demo: deps
 	$(SWIFT) build -c release --product webimage
