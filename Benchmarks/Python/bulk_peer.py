@@ -7,6 +7,11 @@ the same arguments in img2dataset's spelling (`--input_format parquet --url_col 
     bulk_peer.py list ROWS.json LIST.parquet
     bulk_peer.py ours --bin WEBIMAGE LIST OUT [--size 256] [--quality 95] [--per-shard 1000] [--processes 2] [--concurrency 32]
     bulk_peer.py img2dataset LIST OUT [--size 256] [--quality 95] [--per-shard 1000] [--processes 2] [--threads 16]
+    bulk_peer.py python --bin WEBIMAGE LIST OUT [the options of ours]
+
+`python` is ours called from Python: `webimage.download(...)` of the repository's package
+(python/src, the binary from --bin), with the same values as `ours`, in a Python process of
+its own, measured the same way (its interpreter included).
     bulk_peer.py check LIST OURS_OUT PEER_OUT --sources DIR [--size 256] [--sample 300]
 
 `list` writes the rows (a JSON array of objects with URL, TEXT, similarity, WIDTH, HEIGHT;
@@ -245,9 +250,28 @@ def common(args):
             "--retries", "0", "--timeout", "30", "--enable_wandb", "False", "--distributor", "multiprocessing"]
 
 
+def download_from_python(args):
+    """`ours` through the Python package: download() with the values `ours` passes."""
+    if not args.bin or not os.access(args.bin, os.X_OK):
+        print(json.dumps({"ok": False, "notMeasured": "webimage not built (make wheel builds the release binary)"}))
+        return 1
+    package = Path(__file__).resolve().parents[2] / "python" / "src"
+    call = ("import webimage; webimage.download(url_list={list!r}, input_format='parquet', url_col='URL', "
+            "caption_col='TEXT', output_folder={out!r}, output_format='webdataset', number_sample_per_shard={per}, "
+            "image_size={size}, resize_mode='border', encode_format='jpg', encode_quality={quality}, retries=0, "
+            "timeout=30, processes_count={processes}, thread_count={concurrency}, "
+            "per_host_concurrency={concurrency})").format(
+        list=args.list, out=args.out, per=args.per_shard, size=args.size, quality=args.quality,
+        processes=args.processes, concurrency=args.concurrency)
+    env = dict(os.environ, PYTHONPATH=str(package), WEBIMAGE_BINARY=args.bin)
+    report = measure([sys.executable, "-c", call], args.out, env)
+    print(json.dumps(report))
+    return 0 if report.get("ok") else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("side", choices=["list", "ours", "img2dataset", "check"])
+    parser.add_argument("side", choices=["list", "ours", "python", "img2dataset", "check"])
     parser.add_argument("list")
     parser.add_argument("out")
     parser.add_argument("peer", nargs="?")
@@ -265,6 +289,8 @@ def main():
         return write_list(args)
     if args.side == "check":
         return check(args)
+    if args.side == "python":
+        return download_from_python(args)
     if args.side == "ours":
         if not args.bin or not os.access(args.bin, os.X_OK):
             print(json.dumps({"ok": False, "notMeasured": "webimage not built (swift build -c release --product webimage)"}))
