@@ -102,7 +102,8 @@ $(WHEEL_VENV)/.stamp: Makefile
 
 # dist/webimage-*.whl: the package with the stripped release binary at webimage/bin/webimage, built
 # as a platform wheel, then `auditwheel repair` vendors every shared library beyond the manylinux
-# policy's (the codecs, libarchive, zlib, …) into webimage.libs/ and tags it for the glibc it needs.
+# policy's (the codecs, libarchive, zlib, …) into webimage.libs/ and tags it for the glibc it needs;
+# then the C++ runtime the policy leaves to the system goes in too (scripts/wheel-vendor-runtime.sh).
 wheel: deps wheel-venv
 	$(RELEASE_BUILD)
 	rm -rf .build-wheel && mkdir -p .build-wheel/pkg/src dist
@@ -112,7 +113,8 @@ wheel: deps wheel-venv
 	strip .build-wheel/pkg/src/webimage/bin/webimage
 	$(WHEEL_VENV)/bin/python -m pip wheel -q --no-deps --no-build-isolation -w .build-wheel/raw .build-wheel/pkg
 	rm -f dist/webimage-*.whl
-	$(WHEEL_VENV)/bin/auditwheel repair -w dist .build-wheel/raw/webimage-*.whl
+	PATH=$(CURDIR)/$(WHEEL_VENV)/bin:$$PATH $(WHEEL_VENV)/bin/auditwheel repair -w dist .build-wheel/raw/webimage-*.whl
+	scripts/wheel-vendor-runtime.sh $(WHEEL_VENV) $$(ls dist/webimage-*.whl)
 	@ls -l dist/webimage-*.whl
 
 # The wheel in a fresh venv and in a clean Debian 12 root (root: debootstrap, chroot); see the script.

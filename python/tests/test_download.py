@@ -124,3 +124,8 @@ def test_webimages_keyword_options_reach_the_binary(origin, tmp_path, limit):
     assert origin.peak == limit
     lines = (tmp_path / "out" / "00000.jsonl").read_text().splitlines()
     assert len(lines) == 12
+
+
+def test_package_version_is_the_binarys():
+    run = subprocess.run([webimage.binary_path(), "--version"], capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == webimage.__version__

@@ -9,6 +9,6 @@ from ._binary import binary_path
 from ._download import download
 from ._errors import DownloadArgumentError, DownloadError, WebImageError
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
 __all__ = ["download", "binary_path", "WebImageError", "DownloadArgumentError", "DownloadError", "__version__"]
