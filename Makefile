@@ -88,7 +88,7 @@ $(PY_VENV)/.stamp: Makefile
 
 # The package's pytest suite (python/tests, ~2 min) on the debug binary, the package from python/src.
 test-python: py-venv
-	$(SWIFT) build --product webimage
+	$(SWIFT) build --product webimage $(TRAITS)
 	cd python && WEBIMAGE_BINARY=$(CURDIR)/.build/debug/webimage PYTHONPATH=$(CURDIR)/python/src \
 	  $(CURDIR)/$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests
 
@@ -137,7 +137,7 @@ deb-check: deb
 	scripts/deb-check.sh dist/webimage_*_amd64.deb
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(TRAITS)
 
 # Serial: CPU-heavy decode tests running beside the loopback network tests would
 # starve their timers on a 2-core machine; serial keeps every test's timing honest.
@@ -145,9 +145,9 @@ build: deps
 # are repeated at the end, where a CI page that shows only the tail still shows them.
 TEST_LOG := .build/test-output/test.log
 test: deps test-deps test-venv test-img2dataset py-venv
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(TRAITS)
 	@mkdir -p $(dir $(TEST_LOG))
-	@{ $(SWIFT) test --skip-build --no-parallel; echo $$? > $(TEST_LOG).status; } 2>&1 | tee $(TEST_LOG); \
+	@{ WEBIMAGE_REQUIRE_OPENTELEMETRY=1 $(SWIFT) test --skip-build --no-parallel $(TRAITS); echo $$? > $(TEST_LOG).status; } 2>&1 | tee $(TEST_LOG); \
 	{ $(MAKE) --no-print-directory test-python; echo $$? > $(TEST_LOG).pystatus; } 2>&1 | tee -a $(TEST_LOG); \
 	status=$$(cat $(TEST_LOG).status); pystatus=$$(cat $(TEST_LOG).pystatus); \
 	if [ "$$status" != 0 ] || [ "$$pystatus" != 0 ]; then \
@@ -169,7 +169,7 @@ bench: deps
 # pictures of the README and the articles are made again by the tool itself (docs-pictures);
 # when that cannot run here (no chromium, no venv), the checked-in pictures stay and it says why.
 docs: deps
-	$(SWIFT) build --product webimage
+	$(SWIFT) build --product webimage $(TRAITS)
 	-@$(MAKE) --no-print-directory docs-pictures
 	scripts/docs.sh .build/debug .build/docs
 
