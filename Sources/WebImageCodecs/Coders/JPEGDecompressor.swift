@@ -101,6 +101,17 @@ final class JPEGDecompressor {
         return planes
     }
 
+    /// Lets ``start()`` give a planar decode to WebImage's scaled baseline decoder, which
+    /// gives libjpeg-turbo's planes byte for byte (`wi_jpeg_scaled.c` in CJPEGShim): at 1/8
+    /// from a megapixel up, where it is faster; with `everywhere`, at 1/4 and 1/8 whatever
+    /// the size (for comparisons). Off by default.
+    func allowScaledDecoder(_ allowed: Bool, everywhere: Bool = false) {
+        wi_jdec_allow_scaled_decoder(raw, allowed ? (everywhere ? 2 : 1) : 0)
+    }
+
+    /// Whether ``start()`` gave the decode to the scaled decoder (else libjpeg-turbo decodes).
+    var usedScaledDecoder: Bool { wi_jdec_used_scaled_decoder(raw) != 0 }
+
     /// Decodes the next row of MCUs (after ``start()``) and hands `body` each plane's new
     /// rows: plane index, first row, stride in bytes, row count. `false` once every row
     /// was handed out, or when complete input turned out truncated (``isTruncated``).

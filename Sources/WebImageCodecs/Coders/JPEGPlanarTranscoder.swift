@@ -36,6 +36,9 @@ public enum JPEGPlanarTranscoder {
     public struct Output: Sendable {
         public var data: Data
         public var size: PixelSize
+        /// Whether WebImage's scaled baseline decoder decoded the source
+        /// (``ImageDecodeOptions/usesScaledJPEGDecoder``), rather than libjpeg-turbo.
+        public var usedScaledDecoder = false
     }
 
     /// The thumbnail of `data` that `options` ask for, encoded with `encode`'s quality,
@@ -75,20 +78,23 @@ public enum JPEGPlanarTranscoder {
                         filtered.setInput(UnsafeRawBufferPointer(rebasing: copy[0..<count]), isComplete: true)
                         if try filtered.readHeader() != nil {
                             return try transcode(filtered, plan: plan, byteCount: bytes.count, encode: encode,
-                                                 reencode: reencode, blockSmoothing: false)
+                                                 reencode: reencode, blockSmoothing: false, scaledDecoder: false)
                         }
                     }
                 }
             }
-            return try transcode(jpeg, plan: plan, byteCount: bytes.count, encode: encode, reencode: reencode)
+            return try transcode(jpeg, plan: plan, byteCount: bytes.count, encode: encode, reencode: reencode,
+                                 scaledDecoder: options.usesScaledJPEGDecoder)
         } }
     }
 
     /// Decodes `jpeg` (header read) into planes, resamples and encodes them (again while
-    /// `reencode` asks); `nil` when a plane would need a box pre-shrink.
+    /// `reencode` asks); `nil` when a plane would need a box pre-shrink. With
+    /// `scaledDecoder`, a baseline file of a megapixel or more at 1/8 is decoded by
+    /// WebImage's scaled decoder (libjpeg-turbo's planes, byte for byte, in less time).
     private static func transcode(_ jpeg: JPEGDecompressor, plan: JPEGDecodePlan, byteCount: Int,
                                   encode: ImageEncodeOptions, reencode: (Output) -> ImageEncodeOptions?,
-                                  blockSmoothing: Bool = true) throws -> Output? {
+                                  blockSmoothing: Bool = true, scaledDecoder: Bool) throws -> Output? {
         let planes = try jpeg.configurePlanes(scaleDenominator: plan.scaleDenominator)
         let size = plan.storedTarget
         // Luma straight to the output size; chroma to a 4:2:0 output's (see LanczosKernel.chroma).
@@ -107,6 +113,7 @@ public enum JPEGPlanarTranscoder {
             resamplers.append(resampler)
         }
         if !blockSmoothing { jpeg.disableBlockSmoothing() }
+        jpeg.allowScaledDecoder(scaledDecoder)
         _ = try jpeg.start()
         while try jpeg.readPlanes({ i, rows, stride, count in resamplers[i].consume(rows, count: count, stride: stride) }) {}
         if jpeg.isTruncated {
@@ -116,7 +123,8 @@ public enum JPEGPlanarTranscoder {
         _ = try jpeg.finish()
         var options = encode
         while true {
-            let output = Output(data: try encodePlanes(resamplers, size: size, options: options), size: size)
+            let output = Output(data: try encodePlanes(resamplers, size: size, options: options), size: size,
+                                usedScaledDecoder: jpeg.usedScaledDecoder)
             guard let next = reencode(output) else { return output }
             options = next
         }
