@@ -306,7 +306,7 @@ def kill_mid_shard(origin, folder, partial_name, extra=""):
         if not origin.trapped.wait(120):
             seen["error"] = "the trap was never requested"
             return
-        deadline = time.time() + 20
+        deadline = time.time() + 60  # the samples before the trap are written first; slow under load
         while time.time() < deadline and not Path(folder, partial_name).exists():
             time.sleep(0.05)
         seen["partial_existed"] = Path(folder, partial_name).exists()
