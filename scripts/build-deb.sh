@@ -40,7 +40,8 @@ for s in postinst prerm postrm; do install -m 0755 "$here/deploy/debian/$s" "$ro
 doc=$root/usr/share/doc/webimage
 install -m 0644 "$here/README.md" "$doc/README.md"
 install -m 0644 "$here/deploy/README.md" "$doc/README.deploy.md"
-maintainer=${DEBFULLNAME:-WebImage maintainers}" <${DEBEMAIL:-webimage@localhost}>"
+# The maintainer: DEBFULLNAME/DEBEMAIL, else the author of the last commit.
+maintainer="${DEBFULLNAME:-$(git -C "$here" log -1 --format=%an)} <${DEBEMAIL:-$(git -C "$here" log -1 --format=%ae)}>"
 date=$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)}")
 printf 'webimage (%s) unstable; urgency=medium\n\n  * Release %s, built from the WebImage repository.\n\n -- %s  %s\n' \
   "$version" "$version" "$maintainer" "$date" | gzip -9n > "$doc/changelog.gz"
@@ -55,6 +56,14 @@ others; Apache License 2.0, BoringSSL's parts under the OpenSSL/ISC licences).
 The WebImage sources carry no licence file of their own.
 COPY
 chmod 0644 "$doc/copyright"
+
+# The Swift toolchain's static Foundation (--static-swift-stdlib) carries its own zlib.
+install -d "$root/usr/share/lintian/overrides"
+cat > "$root/usr/share/lintian/overrides/webimage" <<OVERRIDES
+# The statically linked Swift Foundation brings its own zlib; the binary's own zlib use is Debian's libz.
+webimage: embedded-library zlib [usr/bin/webimage]
+OVERRIDES
+chmod 0644 "$root/usr/share/lintian/overrides/webimage"
 
 # Depends: the shared libraries the binary needs, as Debian packages (not the -dev ones).
 mkdir -p "$work/src/debian"
