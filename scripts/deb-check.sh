@@ -44,9 +44,9 @@ in_root apt-get install -y -qq --no-install-recommends "/tmp/$(basename "$deb")"
 rm "$root/tmp/$(basename "$deb")"
 pulled=$(grep -c '^Setting up ' "$work/install.log" || true)
 step "installed with $pulled packages set up from Debian (its Depends and theirs)"
-getent_root() { in_root getent "$@"; }
-getent_root passwd webimage >/dev/null || fail "postinst made no webimage user"
-[ "$(stat -c %U:%a "$root/var/cache/webimage")" = webimage:750 ] || fail "/var/cache/webimage is not webimage's, mode 750"
+in_root getent passwd webimage >/dev/null || fail "postinst made no webimage user"
+uid=$(in_root id -u webimage)   # the root's own user database, not the host's
+[ "$(stat -c %u:%a "$root/var/cache/webimage")" = "$uid:750" ] || fail "/var/cache/webimage is not webimage's, mode 750"
 owned=$(in_root dpkg -L webimage)
 
 # The unit, as systemd would read it.
@@ -108,7 +108,7 @@ assert (w, h) == (100, 66), (w, h)
 print(f"deb-check: GET /unsafe/rs:fit:100:100/f:jpg/plain/<loopback origin>/a.jpg -> 200 image/jpeg {w}x{h}, {len(body)} bytes")
 PY
 cached=$(find "$root/var/cache/webimage" -type f | wc -l)
-others=$(find "$root/var/cache/webimage" -type f ! -user "$user" | wc -l)
+others=$(find "$root/var/cache/webimage" -type f ! -uid "$(in_root id -u "$user")" | wc -l)
 [ "$cached" -gt 0 ] && [ "$others" = 0 ] || fail "the cache holds $cached files, $others not owned by $user"
 step "the cache holds $cached files, all owned by $user"
 kill -TERM "$serve_pid"; wait "$serve_pid" || true; serve_pid=""
