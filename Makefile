@@ -131,7 +131,7 @@ deb: deps
 	$(RELEASE_BUILD)
 	rm -f dist/webimage_*_amd64.deb
 	scripts/build-deb.sh $(RELEASE_BINARY) dist
-	lintian --fail-on error --no-tag-display-limit dist/webimage_*_amd64.deb
+	lintian --fail-on error --tag-display-limit 0 dist/webimage_*_amd64.deb
 
 deb-check: deb
 	scripts/deb-check.sh dist/webimage_*_amd64.deb
