@@ -216,7 +216,7 @@ struct OpenTelemetryTests {
         #expect(!second.contains { ["source.fetch", "decode", "encode"].contains($0.name ?? "") })
     }
 
-    @Test("a collector that never answers: one warning, every request answered at once",
+    @Test("a collector that never answers: one warning, no request waits for the export",
           .enabled(if: enabled, "the webimage product is not built"), .timeLimit(.minutes(3)))
     func silentCollector() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python.path), "no \(Self.python.path): run `make test-venv`")
@@ -230,14 +230,14 @@ struct OpenTelemetryTests {
         guard let serve = try await Self.startServe([
             "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true",
             "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)",
-            "OTEL_EXPORTER_OTLP_TIMEOUT": "500",
+            "OTEL_EXPORTER_OTLP_TIMEOUT": "3000",
             "OTEL_BSP_SCHEDULE_DELAY": "50",
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
         ], extra: ["--no-cache"], work: work) else { return }
 
-        // Requests spread over 3 s, so that several batches are exported (and time out) meanwhile.
-        // Each one must be answered well within the export's own timeout (500 ms): the
-        // export runs beside the requests, never in their way.
+        // Requests spread over 3 s, so that batches are exported (and hang) meanwhile. An export
+        // in a request's way would hold it for the export's whole timeout (3 s); a request
+        // takes milliseconds, so the bound tells the two apart even on a loaded machine.
         var slowest = Duration.zero
         for i in 0..<30 {
             let start = ContinuousClock.now
@@ -248,12 +248,13 @@ struct OpenTelemetryTests {
             slowest = max(slowest, ContinuousClock.now - start)
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(slowest < .milliseconds(500), "the slowest request took \(slowest)")
-        try await Task.sleep(for: .seconds(2))
+        #expect(slowest < .seconds(3), "the slowest request took \(slowest)")
+        // By now the first batches have timed out, one after the other.
+        try await Task.sleep(for: .seconds(4))
         await serve.process.stop()
         let log = (try? String(contentsOf: serve.process.log, encoding: .utf8)) ?? ""
-        let warnings = log.split(separator: "\n").filter { $0.contains("webimage.otel") && ($0.contains("warning") || $0.contains("error")) }
-        #expect(warnings.count == 1, "one warning for the failing exporter, got \(warnings.count):\n\(warnings.prefix(5).joined(separator: "\n"))")
+        let failures = log.split(separator: "\n").filter { $0.contains("webimage.otel") && $0.contains("Failed to export") }
+        #expect(failures.count == 1, "one warning for the failing exports, got \(failures.count):\n\(log.suffix(2000))")
     }
 
     @Test("grpc is refused at start, naming http/protobuf; off, the OTEL_* variables are not read",
