@@ -29,9 +29,12 @@ public struct JPEGCoder: ProgressiveImageCoder {
     /// Creates the coder; it holds no state, so one instance can serve every thread.
     public init() {}
 
-    /// Whether `data` starts with the JPEG SOI marker and a marker prefix.
+    /// Whether `data` starts with the JPEG SOI marker (`FF D8`), the test
+    /// ``ImageFormat/detect(_:)`` uses. A file whose next marker is damaged is still ours:
+    /// libjpeg skips to the next marker as it does for any corrupt stream, and what it
+    /// cannot read is ``WebImageError/Code/badImageData``, not a missing decoder.
     public func canDecode(_ data: Data) -> Bool {
-        data.count >= 3 && data.prefix(3).elementsEqual([0xFF, 0xD8, 0xFF])
+        data.count >= 2 && data.prefix(2).elementsEqual([0xFF, 0xD8])
     }
 
     /// Decodes `data` in one go; see the type's description.

@@ -117,6 +117,30 @@ struct JPEGCoderTests {
         }
     }
 
+    /// Issue #50 item 1: 27 files of jpeg-decoder's crash suite start `FF D8` with no marker
+    /// after it; they were reported as "No decoder for jpeg is available" (1005).
+    @Test("a file starting FF D8 with a damaged next marker is bad data or decodes, never 'no decoder'")
+    func damagedFirstMarker() throws {
+        let damaged = try Corpus.entries(format: "jpeg", expect: ["nocrash"]).compactMap { entry -> (String, Data)? in
+            let data = try entry.data()
+            return data.count > 2 && data.prefix(2).elementsEqual([0xFF, 0xD8]) && data[data.startIndex + 2] != 0xFF
+                ? (entry.path, data) : nil
+        }
+        #expect(damaged.count >= 20)
+        for (path, data) in damaged {
+            #expect(ImageFormat.detect(data) == .jpeg, "\(path)")
+            #expect(coder.canDecode(data), "\(path)")
+            do {
+                _ = try ImageCodersManager.shared.decode(data, options: .init())
+            } catch {
+                // libjpeg-turbo 2.1 refuses some processes (lossless); that message names the feature.
+                // A header declaring more pixels than the limit is imageTooLarge, as for any file.
+                let featureRefused = error.code == .unsupportedFormat && error.message.hasPrefix("JPEG feature not supported")
+                #expect(error.code == .badImageData || error.code == .imageTooLarge || featureRefused, "\(path): \(error)")
+            }
+        }
+    }
+
     @Test("empty, non-JPEG and cut-off data fail with badImageData")
     func badData() throws {
         #expect(Self.code { try coder.decode(Data(), options: .init()) } == .badImageData)
