@@ -191,13 +191,13 @@ struct DatasetOptions: ParsableArguments {
         return (parts[0], type)
     }
 
-    /// A `--*-interpolation` value as our filter.
-    private static func filter(_ name: String?, _ option: String) throws -> ResamplingFilter {
+    /// A `--*-interpolation` value as the filter that runs (``SampleInterpolation``).
+    private static func filter(_ name: String?, _ option: String) throws -> SampleInterpolation {
         guard let name else { return .lanczos3 }
         guard Img2DatasetOptions.interpolations.contains(name.lowercased()) else {
             throw ValidationError("Invalid option for \(option): \(name); use " + Img2DatasetOptions.interpolations.joined(separator: ", "))
         }
-        return Img2DatasetOptions.filter(name.lowercased())
+        return SampleInterpolation(openCVName: name)
     }
 
     /// The X-Robots-Tag directives: a comma list, or img2dataset's `["a","b"]` spelling.
@@ -256,8 +256,8 @@ struct DatasetOptions: ParsableArguments {
         }
         settings.skipReencode = skipReencode
         settings.disablesAllReencoding = disableAllReencoding
-        settings.upscaleFilter = try Self.filter(upscaleInterpolation, "--upscale-interpolation")
-        settings.downscaleFilter = try Self.filter(downscaleInterpolation, "--downscale-interpolation")
+        settings.upscale = try Self.filter(upscaleInterpolation, "--upscale-interpolation")
+        settings.downscale = try Self.filter(downscaleInterpolation, "--downscale-interpolation")
         settings.hash = try hash()
         settings.extractsEXIF = extractEXIF
         return settings

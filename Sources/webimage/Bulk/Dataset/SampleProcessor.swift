@@ -8,7 +8,8 @@ import WebImage
 ///
 /// The pixels come from our codecs rather than OpenCV: a JPEG that is only made smaller
 /// is shrunk while it is decoded (the codecs' shrink-on-load rule) and finished by the
-/// shared resampler; others decode whole and are resampled. Samples stay as stored
+/// shared resampler; others decode whole and are resampled. An interpolation asked for
+/// is the filter of that last resize (``SampleInterpolation``). Samples stay as stored
 /// (no ICC conversion), as OpenCV leaves them. Grey images come out as RGB images with
 /// equal channels (img2dataset writes one-channel JPEGs); 16-bit PNGs are scaled to 8 bits
 /// (img2dataset saturates them).
@@ -31,9 +32,9 @@ struct SampleProcessor: Sendable {
         /// img2dataset's `disable_all_reencoding`: the downloaded bytes are the sample, with
         /// no decoding, size check or resize (and no sizes in the record).
         var disablesAllReencoding = false
-        /// `upscale_interpolation` and `downscale_interpolation`, mapped (``Img2DatasetOptions``).
-        var upscaleFilter = ResamplingFilter.lanczos3
-        var downscaleFilter = ResamplingFilter.lanczos3
+        /// `upscale_interpolation` and `downscale_interpolation` (``SampleInterpolation``).
+        var upscale = SampleInterpolation.lanczos3
+        var downscale = SampleInterpolation.lanczos3
         /// `compute_hash`; `nil` for none.
         var hash: SampleHash? = .sha256
         /// `extract_exif`.
@@ -93,7 +94,10 @@ struct SampleProcessor: Sendable {
         var options = ImageDecodeOptions(firstFrameOnly: true, applyOrientation: false, colorManagement: .keepStoredSamples)
         // Shrink-on-load only for an opaque format made smaller: transparent pixels must be
         // painted white before they are averaged with their neighbours, as img2dataset does.
-        if let target = plan.resize, !header.mayHaveAlpha, target.width <= w, target.height <= h {
+        // An interpolation asked for sees the whole image, as OpenCV's does; Lanczos3 is the
+        // codecs' own thumbnail path.
+        if let target = plan.resize, !header.mayHaveAlpha, target.width <= w, target.height <= h,
+           settings.downscale.keepsShrinkOnLoad {
             // A thumbnail size is meant for the upright picture; the pixels stay as stored.
             let swaps = header.orientation.swapsDimensions
             options.thumbnailPixelSize = PixelSize(width: swaps ? target.height : target.width,
@@ -112,8 +116,8 @@ struct SampleProcessor: Sendable {
         if hadAlpha { Self.paintOnWhite(&pixels) }
         if let target = plan.resize, pixels.width != target.width || pixels.height != target.height {
             // img2dataset's test: a downscale makes the image smaller than the original.
-            let filter = target.width < w || target.height < h ? settings.downscaleFilter : settings.upscaleFilter
-            pixels = pixels.resampled(width: target.width, height: target.height, filter: filter)
+            let filter = target.width < w || target.height < h ? settings.downscale : settings.upscale
+            pixels = filter.resize(pixels, width: target.width, height: target.height)
         }
         if let boxes { pixels = BoundingBoxBlurrer.blur(pixels, boxes: boxes) }
         if let crop = plan.crop { pixels = Self.crop(pixels, crop) }
