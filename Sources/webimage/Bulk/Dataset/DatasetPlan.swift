@@ -44,8 +44,28 @@ struct DatasetPlan: Sendable {
     var blockPrivateAddresses = false
     /// Accept any TLS certificate (img2dataset's `--ignore_ssl_certificate`).
     var ignoresCertificates = false
-    /// `--allow-file-urls`: rows may name local files. Off by default (see ``SampleFetcher``).
+    /// `--allow-file-urls`: rows may name local files. Off by default for `fetch --file`, on
+    /// for `webimage img2dataset` (see ``SampleFetcher``).
     var allowsFileURLs = false
+    /// How messages spell an option: the command's own way (a message that says how to fix
+    /// something names the setting as the user would type it).
+    var spelling = OptionSpelling.fetch
+
+    /// `fetch --file`'s dashed flags or img2dataset's underscored ones.
+    enum OptionSpelling: Sendable {
+        case fetch, img2dataset
+
+        /// `name` (img2dataset's, with underscores) with `value`, as this command takes it.
+        func callAsFunction(_ name: String, _ value: String? = nil) -> String {
+            switch self {
+            case .fetch: "--" + name.replacingOccurrences(of: "_", with: "-") + (value.map { " " + $0 } ?? "")
+            case .img2dataset: "--" + name + (value.map { "=" + $0 } ?? "")
+            }
+        }
+
+        /// The command whose `--help` lists these options.
+        var helpCommand: String { self == .fetch ? "webimage fetch --help" : "webimage img2dataset --help" }
+    }
     /// Exit 1 when not one sample succeeded (`fetch --file`); `webimage img2dataset` exits 0
     /// as img2dataset does, after the same line on stderr.
     var failsWhenNothingSucceeds = false

@@ -24,6 +24,7 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
     private let files: [String]
     private let format: InputFormat
     private let columns: InputColumns
+    private let spelling: DatasetPlan.OptionSpelling
     private let queue = DispatchQueue(label: "webimage.bulk.rows")
     private var fileIndex = 0
     private var parser: (any RowParser)?
@@ -33,7 +34,8 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
     private var deferredError: DatasetInputError?
 
     /// Lists the input files of `path`; throws when there are none or it cannot be read.
-    init(path: String, formatName: String, format: InputFormat, columns: InputColumns) throws(DatasetInputError) {
+    init(path: String, formatName: String, format: InputFormat, columns: InputColumns,
+         spelling: DatasetPlan.OptionSpelling = .fetch) throws(DatasetInputError) {
         var isDirectory: ObjCBool = false
         if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             let suffix = "." + formatName.lowercased()
@@ -51,6 +53,7 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
         }
         self.format = format
         self.columns = columns
+        self.spelling = spelling
     }
 
     /// Opens the first file now, so a missing file or column is a usage error before any download.
@@ -117,6 +120,7 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
     private func makeParser(_ path: String) throws(DatasetInputError) -> any RowParser {
         // Parquet is read by offsets from its footer: a file, not a zlib stream.
         if format == .parquet { return try ParquetRowParser(path: path, columns: columns) }
+        try checkIsText(path)
         let file = try GzipFile(path: path)
         let picker = ColumnPicker(columns: columns)
         switch format {
@@ -139,6 +143,24 @@ final class DatasetRowReader: @unchecked Sendable {  // one caller of next() at 
         case .csv: return try CSVRowParser(file: file, delimiter: ",", columns: columns)
         case .tsv: return try CSVRowParser(file: file, delimiter: "\t", columns: columns)
         case .parquet: return try ParquetRowParser(path: path, columns: columns)
+        }
+    }
+
+    /// Refuses a file a text format cannot be: parquet (its `PAR1` magic) or other binary
+    /// data (a NUL byte in its first 4 KB, gzip excepted), before any row is read, so no
+    /// bytes of it are taken for URLs or printed. Standard input is not looked at.
+    private func checkIsText(_ path: String) throws(DatasetInputError) {
+        guard path != "-", let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
+        let name = (path as NSString).lastPathComponent
+        if head.starts(with: Array("PAR1".utf8)) {
+            throw DatasetInputError("\(name) is a parquet file (it starts with PAR1), not \(format.rawValue): "
+                + "give \(spelling("input_format", "parquet"))")
+        }
+        if !head.starts(with: [0x1F, 0x8B]), head.contains(0) {
+            throw DatasetInputError("\(name) is not a \(format.rawValue) list: it holds binary data (a NUL byte in its "
+                + "first \(head.count) bytes); give \(spelling("input_format")) the list's format (\(spelling.helpCommand))")
         }
     }
 

@@ -29,7 +29,7 @@ struct DatasetRunner {
         let reader: DatasetRowReader
         do {
             reader = try DatasetRowReader(path: plan.file, formatName: plan.formatName, format: plan.format,
-                                          columns: plan.columns)
+                                          columns: plan.columns, spelling: plan.spelling)
             try await reader.open()
         } catch {
             throw ValidationError("\(error)")
@@ -92,7 +92,7 @@ struct DatasetRunner {
         let reader: DatasetRowReader
         do {
             reader = try DatasetRowReader(path: plan.file, formatName: plan.formatName, format: plan.format,
-                                          columns: plan.columns)
+                                          columns: plan.columns, spelling: plan.spelling)
             try await reader.open()
         } catch {
             throw ValidationError("\(error)")
@@ -126,6 +126,7 @@ struct DatasetRunner {
                                     retries: plan.retries)
         fetcher.ignoresCertificates = plan.ignoresCertificates
         fetcher.allowsFileURLs = plan.allowsFileURLs
+        fetcher.fileURLSetting = plan.spelling("allow_file_urls")
         fetcher.maxBytes = downloader.config.maxResponseBytes
         var settings = DatasetJob.Settings(naming: naming, encodeFormat: plan.image.format,
                                            shardSelection: plan.shardSelection)

@@ -26,9 +26,12 @@ struct SampleFetcher: Sendable {
     let gate: HostGate
     let robots: RobotsTag
     let retries: Int
-    /// `--allow-file-urls`: rows may name local files (`file:`). Off by default: a list from
-    /// the web must not read this machine's files into a dataset.
+    /// `--allow-file-urls`: rows may name local files (`file:`). Off by default for `fetch
+    /// --file`: a list from the web must not read this machine's files into a dataset.
+    /// `webimage img2dataset` turns it on, as img2dataset reads them (`--allow_file_urls=False`).
     var allowsFileURLs = false
+    /// How the refusal names the setting that allows `file:` rows.
+    var fileURLSetting = "--allow-file-urls"
     /// The largest body a sample may have, from a file as from the network.
     var maxBytes = DownloaderConfig.default.maxResponseBytes
     /// img2dataset's `ignore_ssl_certificate`: any certificate is accepted.
@@ -114,7 +117,7 @@ struct SampleFetcher: Sendable {
     /// A `file:` URL's bytes, read on the blocking I/O pool; refused unless allowed.
     private func fileURL(_ text: String) async -> Result<Body, SampleFailure> {
         guard allowsFileURLs else {
-            return .failure(.download("file: URLs are not loaded unless --allow-file-urls is given: '\(text)'"))
+            return .failure(.download("file: URLs are not loaded unless \(fileURLSetting) is given: '\(text)'"))
         }
         guard let url = URL(string: text), url.isFileURL, !url.path.isEmpty else {
             return .failure(.download("not a file URL: '\(text)'"))

@@ -24,11 +24,13 @@ struct Img2DatasetCommand: AsyncParsableCommand {
         output_format files, input_format txt, encode_format jpg, encode_quality 95, \
         number_sample_per_shard 10000, compute_hash sha256, extract_exif True, timeout 10, \
         incremental_mode incremental). webimage adds --shard=I/N (split a job over N processes or \
-        machines), --per_host_concurrency=N, --ignore_ssl_certificate and --jsonl_metadata (each \
-        shard's metadata also as NNNNN.jsonl, beside NNNNN.parquet). --output_folder may be \
+        machines), --per_host_concurrency=N, --ignore_ssl_certificate, --jsonl_metadata (each \
+        shard's metadata also as NNNNN.jsonl, beside NNNNN.parquet) and --allow_file_urls (on: file: rows \
+        load, as img2dataset's urllib reads them; =False refuses them). --output_folder may be \
         s3://bucket/prefix (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, \
         AWS_ENDPOINT_URL; multipart above WEBIMAGE_S3_PART_SIZE, 8 MiB). --print-plan prints the \
-        options as read, as JSON, and downloads nothing; --count-shards reads the whole list and \
+        options as read, as JSON, then "will_run" (processes, image workers, transfers, the filters that \
+        resize), and downloads nothing; --count-shards reads the whole list and \
         prints {"rows": R, "shards": S} (the shards it makes, numbered from 0), writing nothing. The bulk article lists each option as \
         accepted, mapped or refused.
 
@@ -54,21 +56,35 @@ struct Img2DatasetCommand: AsyncParsableCommand {
             options = try Img2DatasetOptions(arguments: arguments)
             plan = try options.plan()
         } catch {
-            // img2dataset's words, without the root command's usage line (which names no option).
-            Terminal.writeError("webimage img2dataset: error: \(error.description)\n")
-            throw ExitCode(2)
+            throw Self.usageError(error.description)
         }
         if printsPlan {
-            print(options.json.pretty())
+            print(options.printedPlan(plan, cores: ProcessInfo.processInfo.activeProcessorCount).pretty())
             return
         }
         if countsShards {
             // The Python package's driver asks this before it hands one shard to each Spark or Ray task.
-            let count = try await DatasetRunner(plan: plan).countShards()
+            let count = try await Self.reportingUsage { try await DatasetRunner(plan: plan).countShards() }
             print("{\"rows\": \(count.rows), \"shards\": \(count.shards)}")
             return
         }
         for note in options.notes { Terminal.writeError("webimage img2dataset: \(note)\n") }
-        try await DatasetRunner(plan: plan).run()
+        try await Self.reportingUsage { try await DatasetRunner(plan: plan).run() }
+    }
+
+    /// Runs `body`; a usage problem it finds (the list, its columns) is said as any other.
+    private static func reportingUsage<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ValidationError {
+            throw usageError(error.message)
+        }
+    }
+
+    /// Says `message` in this command's one error format (img2dataset's words, without the
+    /// root command's usage line, which names no option) and gives exit status 2.
+    private static func usageError(_ message: String) -> ExitCode {
+        Terminal.writeError("webimage img2dataset: error: \(message) (see webimage img2dataset --help)\n")
+        return ExitCode(2)
     }
 }

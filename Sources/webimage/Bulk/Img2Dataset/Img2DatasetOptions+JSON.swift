@@ -28,7 +28,26 @@ extension Img2DatasetOptions {
             ("shard", shard.map { .string("\($0.index)/\($0.count)") } ?? .null),
             ("per_host_concurrency", .int(perHostConcurrency)),
             ("jsonl_metadata", .bool(jsonlMetadata)),
+            ("allow_file_urls", .bool(allowFileURLs)),
         ]
+        return .object(members)
+    }
+
+    /// What `--print-plan` prints: ``json`` (the options as read), then `will_run`, what
+    /// this build does with the ones whose img2dataset meaning does not happen here as
+    /// written (processes, threads, interpolation, distributor).
+    func printedPlan(_ plan: DatasetPlan, cores: Int) -> JSONValue {
+        guard case .object(var members) = json else { return json }
+        let workers = plan.imageWorkers ?? cores
+        members.append(("will_run", .object([
+            ("processes", .int(1)),
+            ("image_workers", .int(workers)),
+            ("transfers", .int(plan.concurrency)),
+            ("per_host_transfers", .int(plan.perHostConcurrency)),
+            ("downscale_filter", .string(plan.image.downscale.displayName)),
+            ("upscale_filter", .string(plan.image.upscale.displayName)),
+            ("runs_on", .string(distributor == "multiprocessing" ? "this machine" : distributor)),
+        ])))
         return .object(members)
     }
 }

@@ -46,8 +46,8 @@ extension Img2DatasetOptions {
         image.maxAspectRatio = maxAspectRatio
         image.skipReencode = skipReencode
         image.disablesAllReencoding = disableAllReencoding
-        image.upscaleFilter = given.contains("upscale_interpolation") ? Self.filter(upscaleInterpolation) : .lanczos3
-        image.downscaleFilter = given.contains("downscale_interpolation") ? Self.filter(downscaleInterpolation) : .lanczos3
+        image.upscale = given.contains("upscale_interpolation") ? SampleInterpolation(openCVName: upscaleInterpolation) : .lanczos3
+        image.downscale = given.contains("downscale_interpolation") ? SampleInterpolation(openCVName: downscaleInterpolation) : .lanczos3
         image.hash = computeHash
         image.extractsEXIF = extractExif
         plan.image = image
@@ -62,23 +62,13 @@ extension Img2DatasetOptions {
         plan.incremental = incrementalMode
         plan.ignoresCertificates = ignoreSSLCertificate
         plan.writesJSONLines = jsonlMetadata
+        plan.allowsFileURLs = allowFileURLs
+        plan.spelling = .img2dataset
         return plan
     }
 
     /// The downloader's most transfers at once (``DownloaderConfig/concurrencyRange``).
     static let maxTransfers = 1024
-
-    /// Our filter for an OpenCV interpolation name. The project has two resamplers:
-    /// Lanczos3 (for `lanczos`, `lanczos4`, `cubic`, `bicubic`: the sharp ones) and the box
-    /// filter, which averages areas when shrinking and interpolates bilinearly when
-    /// enlarging (for `area`, `linear`, `bilinear`, and `nearest`, which has no filter of
-    /// its own here).
-    static func filter(_ name: String) -> ResamplingFilter {
-        switch name {
-        case "lanczos", "lanczos4", "cubic", "bicubic": .lanczos3
-        default: .box
-        }
-    }
 
     /// What webimage does with the options that choose img2dataset's way of running, one
     /// line each, for those the command line gave (said once on stderr).
@@ -110,12 +100,11 @@ extension Img2DatasetOptions {
             lines.append("wandb_project: ignored (no Weights & Biases logging)")
         }
         if given.contains("upscale_interpolation") || given.contains("downscale_interpolation") {
-            lines.append("interpolation: upscale \(upscaleInterpolation) → \(Self.filterName(upscaleInterpolation)), "
-                + "downscale \(downscaleInterpolation) → \(Self.filterName(downscaleInterpolation))")
+            lines.append("interpolation: upscale \(upscaleInterpolation) → \(SampleInterpolation(openCVName: upscaleInterpolation).displayName), "
+                + "downscale \(downscaleInterpolation) → \(SampleInterpolation(openCVName: downscaleInterpolation).displayName)")
         }
         if outputFormat == "dummy" { lines.append("output_format=dummy: only NNNNN_stats.json is written, as img2dataset") }
         return lines
     }
 
-    private static func filterName(_ name: String) -> String { filter(name) == .lanczos3 ? "Lanczos3" : "box (area/bilinear)" }
 }

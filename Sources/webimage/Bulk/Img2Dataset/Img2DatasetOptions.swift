@@ -9,11 +9,12 @@ import Foundation
 /// flag, `--noflag`, `True`/`False`, or 0/1; any other text is refused (Fire would pass the
 /// string on, and Python would take `false` as true).
 ///
-/// Four parameters are webimage's own, after img2dataset's: `ignore_ssl_certificate`
+/// Five parameters are webimage's own, after img2dataset's: `ignore_ssl_certificate`
 /// (img2dataset's later releases), `shard` (`I/N`: this process writes the shards whose
-/// number mod N is I, our way across machines), `per_host_concurrency` and
+/// number mod N is I, our way across machines), `per_host_concurrency`,
 /// `jsonl_metadata` (each shard's metadata also as `NNNNN.jsonl`, beside img2dataset's
-/// `NNNNN.parquet`; off, so the folder holds what img2dataset's does).
+/// `NNNNN.parquet`; off, so the folder holds what img2dataset's does) and
+/// `allow_file_urls` (on, as img2dataset's urllib reads `file:` rows; `False` refuses them).
 struct Img2DatasetOptions: Sendable {
     /// `download()`'s parameters in its order (Fire fills positional words in this order),
     /// then webimage's.
@@ -25,7 +26,7 @@ struct Img2DatasetOptions: Sendable {
         "wandb_project", "oom_shard_count", "compute_hash", "verify_hash", "distributor", "subjob_size", "retries",
         "disable_all_reencoding", "min_image_size", "max_image_area", "max_aspect_ratio", "incremental_mode",
         "max_shard_retry", "user_agent_token", "disallowed_header_directives",
-        "ignore_ssl_certificate", "shard", "per_host_concurrency", "jsonl_metadata",
+        "ignore_ssl_certificate", "shard", "per_host_concurrency", "jsonl_metadata", "allow_file_urls",
     ]
 
     /// OpenCV's interpolation names img2dataset accepts (its `_INTER_STR_TO_CV2`).
@@ -71,6 +72,7 @@ struct Img2DatasetOptions: Sendable {
     var disallowedHeaderDirectives: [String]?
     var ignoreSSLCertificate = false
     var jsonlMetadata = false
+    var allowFileURLs = true
     var shard: (index: Int, count: Int)?
     var perHostConcurrency = DatasetOptions.defaultPerHostConcurrency
     /// The parameters the command line gave.
@@ -181,6 +183,7 @@ struct Img2DatasetOptions: Sendable {
         disallowedHeaderDirectives = try read.stringList("disallowed_header_directives")
         ignoreSSLCertificate = try read.bool("ignore_ssl_certificate") ?? ignoreSSLCertificate
         jsonlMetadata = try read.bool("jsonl_metadata") ?? jsonlMetadata
+        allowFileURLs = try read.bool("allow_file_urls") ?? allowFileURLs
         if let text = try read.string("shard") {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), (1...1_000_000).contains(n), (0..<n).contains(i)

@@ -163,6 +163,25 @@ struct Img2DatasetArgumentsTests {
         #expect(bad.status == 2)
     }
 
+    /// Issue #50 item 6: the plan printed `processes_count: 1` and `downscale_interpolation:
+    /// area` as if they ran; `will_run` says what does.
+    @Test("--print-plan's will_run: one process, a worker per core unless processes_count, the filters that resize")
+    func willRun() async throws {
+        let (plain, run) = try await Self.plan(["--url_list=urls.txt"])
+        #expect(run.status == 0, "\(run.err)")
+        let runs = try #require(plain["will_run"] as? [String: Any], "\(plain)")
+        #expect(runs["processes"] as? Int == 1)
+        #expect(runs["image_workers"] as? Int == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(runs["downscale_filter"] as? String == "Lanczos3" && runs["upscale_filter"] as? String == "Lanczos3")
+        #expect(runs["transfers"] as? Int == 256 && runs["runs_on"] as? String == "this machine")
+        let (asked, _) = try await Self.plan(["--url_list=urls.txt", "--processes_count=3", "--downscale_interpolation=nearest",
+                                               "--thread_count=2000"])
+        let askedRuns = try #require(asked["will_run"] as? [String: Any], "\(asked)")
+        #expect(askedRuns["image_workers"] as? Int == 3)
+        #expect((askedRuns["downscale_filter"] as? String)?.hasPrefix("nearest") == true)
+        #expect(askedRuns["transfers"] as? Int == 1024, "the downloader's most")
+    }
+
     @Test("a link named img2dataset to the tool is webimage img2dataset: the program swapped, the arguments kept")
     func calledAsImg2Dataset() async throws {
         let work = try TemporaryDirectory()

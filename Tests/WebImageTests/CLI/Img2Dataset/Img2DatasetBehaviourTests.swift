@@ -194,6 +194,31 @@ struct Img2DatasetBehaviourTests {
         }
     }
 
+    /// Issue #50 item 3. img2dataset's downloader opens rows with `urllib.request.urlopen`,
+    /// which reads `file:` URLs; the refusal named a `fetch` flag this command did not take.
+    @Test("file: rows load as img2dataset loads them; --allow_file_urls=False refuses them, naming that setting")
+    func fileRows() async throws {
+        let work = try TemporaryDirectory()
+        let png = try DatasetFixture.png(40, 30)
+        let image = work.url.appendingPathComponent("local.png")
+        try Data(png).write(to: image)
+        let list = try BulkFixture.list([image.absoluteString], in: work)
+        for flag in ["--allow_file_urls", "--allow_file_urls=False"] {
+            let out = work.url.appendingPathComponent("out\(flag)")
+            let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata", "--url_list=\(list)",
+                                                  "--output_folder=\(out.path)"] + (flag.hasSuffix("False") ? [flag] : []))
+            #expect(run.status == 0, "\(run.err)")
+            let line = try DatasetFixture.object(Data(contentsOf: out.appendingPathComponent("00000.jsonl")))
+            if flag.hasSuffix("False") {
+                #expect(line["status"] as? String == "failed_to_download", "\(line)")
+                #expect((line["error_message"] as? String)?.contains("--allow_file_urls") == true, "\(line)")
+            } else {
+                #expect(line["status"] as? String == "success", "\(line)")
+                #expect(line["original_width"] as? Int == 40 && line["original_height"] as? Int == 30, "\(line)")
+            }
+        }
+    }
+
     @Test("fetch --file takes the same options with dashes: hash, verify, exif, oom digits, tfrecord, a bad value is exit 2")
     func fetchTakesThemToo() async throws {
         let png = try DatasetFixture.png(40, 30)
