@@ -70,7 +70,7 @@ struct BulkJob: Sendable {
                 output.started(entry.index)
                 running += 1
                 if let first = firstLoads[entry.text] {
-                    group.addTask { await first.value.duplicate(index: entry.index, text: entry.text) }
+                    group.addTask { await self.duplicate(of: first.value, entry) }
                     continue
                 }
                 let load = Task { await self.load(entry, context: context) }
@@ -91,6 +91,22 @@ struct BulkJob: Sendable {
         }
         await manifest?.flush()
         return progress.failedCount == 0
+    }
+
+    /// A repeated URL's outcome: its first line's load, and a file under its own index
+    /// (files are named after the line's index, repeated or not). Never throws.
+    private func duplicate(of first: BulkRecord, _ entry: BulkEntry) async -> BulkRecord {
+        var record = first.duplicate(index: entry.index, text: entry.text)
+        guard let writer, let file = first.file else { return record }
+        do {
+            let written = try await writer.copy(file, index: entry.index)
+            record.file = written.path
+            record.fileBytes = written.bytes
+        } catch {
+            record.error = CommandError.webImageError(error)
+            record.file = nil
+        }
+        return record
     }
 
     /// Loads one URL, writes its file, and says how it went. Never throws.

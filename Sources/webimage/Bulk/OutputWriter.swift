@@ -64,7 +64,11 @@ struct OutputWriter: Sendable {
 
     /// The name of index `index`'s file, relative to the directory.
     func relativePath(index: Int, format: ImageFormat) -> String {
-        let name = String(format: "%09d", index) + "." + format.fileExtension
+        relativePath(index: index, fileExtension: format.fileExtension)
+    }
+
+    private func relativePath(index: Int, fileExtension: String) -> String {
+        let name = String(format: "%09d", index) + "." + fileExtension
         guard let filesPerFolder else { return name }
         return String(format: "%05d", index / filesPerFolder) + "/" + name
     }
@@ -94,6 +98,36 @@ struct OutputWriter: Sendable {
         }
         if let failure { throw WebImageError(.cacheIOFailed, "Cannot write \(final.path): \(failure)") }
         return (directoryPath + (directoryPath.hasSuffix("/") ? "" : "/") + relative, bytes.count)
+    }
+
+    /// Gives index `index` a file of its own with the bytes of `file`, a path ``write(_:index:isThumbnail:)``
+    /// returned for an earlier index of the same URL: a hard link where the file system
+    /// allows it, else a copy; atomic as any write. Returns the new path and size.
+    func copy(_ file: String, index: Int) async throws -> (path: String, bytes: Int) {
+        let prefix = directoryPath + (directoryPath.hasSuffix("/") ? "" : "/")
+        guard file.hasPrefix(prefix) else { throw WebImageError(.cacheIOFailed, "Cannot copy \(file): not a file of this job") }
+        let source = directory.appendingPathComponent(String(file.dropFirst(prefix.count)))
+        let relative = relativePath(index: index, fileExtension: source.pathExtension)
+        let final = directory.appendingPathComponent(relative)
+        let temporary = partial.appendingPathComponent(String(format: "%09d", index) + ".tmp")
+        let outcome: Result<Int, WebImageError> = try await BlockingIOPool.shared.run {
+            unlink(temporary.path)
+            if link(source.path, temporary.path) == 0 {
+                var info = stat()
+                let size = stat(temporary.path, &info) == 0 ? Int(info.st_size) : 0
+                if rename(temporary.path, final.path) == 0 { return .success(size) }
+                unlink(temporary.path)
+            }
+            // No hard links here (or the shard folder is new): read and write it whole.
+            guard let bytes = FileManager.default.contents(atPath: source.path) else {
+                return .failure(WebImageError(.cacheIOFailed, "Cannot read \(source.path)"))
+            }
+            if let failure = Self.writeAtomically(bytes, temporary: temporary, final: final) {
+                return .failure(WebImageError(.cacheIOFailed, "Cannot write \(final.path): \(failure)"))
+            }
+            return .success(bytes.count)
+        }
+        return (prefix + relative, try outcome.get())
     }
 
     /// Writes `temporary` (no fsync: ``PlainFile``), then renames it to `final`; the error's

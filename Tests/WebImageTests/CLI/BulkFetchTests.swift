@@ -34,6 +34,36 @@ struct BulkFetchTests {
         #expect(finished.first != urls[0], "the slow first URL finishes last")
     }
 
+    /// Issue #50 item 5: the repeat's index had no file, though files are named by index.
+    @Test("--out: a repeated URL loads once and each of its lines has a file under its own index, same bytes")
+    func duplicateFiles() async throws {
+        let origin = try await TestOrigin.start()
+        do { try await Self.duplicateFiles(origin) } catch {
+            await origin.shutdown()
+            throw error
+        }
+        await origin.shutdown()
+    }
+
+    private static func duplicateFiles(_ origin: TestOrigin) async throws {
+        let urls = try BulkFixture.serveImages(origin, count: 2)
+        let work = try TemporaryDirectory()
+        let list = try BulkFixture.list([urls[0], urls[1], urls[0], urls[0]], in: work)
+        for layout in [[], ["--out-layout", "shards:2"]] {
+            let out = work.url.appendingPathComponent("out\(layout.count)")
+            let run = try await WebImageTool.run(["fetch", "--file", list, "--memory-only", "--out", out.path, "--json"] + layout)
+            #expect(run.status == 0, "\(run.err)")
+            let files = BulkFixture.files(in: out)
+            let names = layout.isEmpty ? (0..<4).map { String(format: "%09d.jpg", $0) }
+                : ["00000/000000000.jpg", "00000/000000001.jpg", "00001/000000002.jpg", "00001/000000003.jpg"]
+            #expect(files.keys.sorted() == names, "\(files.keys.sorted())")
+            #expect(files[names[2]] == files[names[0]] && files[names[3]] == files[names[0]] && files[names[0]] != nil)
+            let lines = try run.jsonLines()
+            #expect(lines[2]["duplicateOf"] as? Int == 0 && lines[2]["file"] as? String == out.path + "/" + names[2], "\(lines[2])")
+        }
+        #expect(origin.requestCount("/img/0.jpg") == 2, "one transfer per run")
+    }
+
     @Test("--out with --format, --quality, --thumbnail and --out-layout shards:N names files by index")
     func outputFiles() async throws {
         let origin = try await TestOrigin.start()
