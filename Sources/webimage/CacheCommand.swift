@@ -15,7 +15,8 @@ struct CacheCommand: AsyncParsableCommand {
             stats       number of entries and bytes on disk
             clean       remove entries older than --max-age, then trim to half of --max-size
             clear       remove every entry
-            path KEY    the file that holds KEY (exit 1 when it is not cached)
+            path KEY    the file that holds KEY (exit 1 and nothing on stdout when it is not
+                        cached; with --json, {"exists": false, "path": where it would be})
             """
     )
 
@@ -58,6 +59,11 @@ struct CacheCommand: AsyncParsableCommand {
             let key = key ?? ""
             let path = cache.cachePath(forKey: key)
             let exists = await cache.containsData(forKey: key)
+            guard exists || json else {
+                // A path on stdout would read as an answer; say what is missing instead.
+                FileHandle.standardError.write(Data("webimage: \(key.redactedURLForLog) is not in the cache \(directory.path)\n".utf8))
+                throw ExitCode.failure
+            }
             emit(["key": key, "path": path, "exists": exists], text: path)
             if !exists { throw ExitCode.failure }
         case "clean", "clear":

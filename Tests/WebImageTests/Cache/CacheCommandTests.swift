@@ -44,7 +44,12 @@ struct CacheCommandTests {
         let path = try run(["cache", "path", "http://x/new.png", "--cache-dir", dir.path])
         #expect(path.status == 0)
         #expect(path.out == cache.cachePath(forKey: "http://x/new.png") + "\n")
-        #expect(try run(["cache", "path", "http://x/none.png", "--cache-dir", dir.path]).status == 1)
+        // Issue #50 item 6: a missing key printed a path, which reads as an answer.
+        let missing = try run(["cache", "path", "http://x/none.png", "--cache-dir", dir.path])
+        #expect(missing.status == 1 && missing.out.isEmpty, "\(missing.out)")
+        let missingJSON = try run(["cache", "path", "http://x/none.png", "--cache-dir", dir.path, "--json"])
+        #expect(missingJSON.status == 1)
+        #expect(try json(missingJSON.out)["exists"] as? Bool == false)
 
         let clean = try run(["cache", "clean", "--cache-dir", dir.path, "--max-age", "3600", "--json"])
         #expect(clean.status == 0)
