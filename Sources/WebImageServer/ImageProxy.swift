@@ -205,8 +205,15 @@ public final class ImageProxy: Sendable {
             // Counted, not logged: a flood would otherwise log one line per refusal.
             Self.overloads.increment()
             logger.debug("overloaded", metadata: ["path": "\(path.prefix(200))"])
-        } else if error.status >= 500 {
-            logger.warning("\(error.name): \(error.message)", metadata: ["path": "\(path.prefix(200))"])
+        } else if error.status >= 500 || error.code == 2011 {
+            // The reason (the refused address, the socket's error) goes to the log only.
+            var metadata: Logger.Metadata = ["path": "\(path.prefix(200))"]
+            if let detail = error.logDetail { metadata["reason"] = "\(detail.prefix(300))" }
+            if error.code == 2011 {
+                logger.notice("forbiddenAddress: a source address the SSRF guard refuses", metadata: metadata)
+            } else {
+                logger.warning("\(error.name): \(error.message)", metadata: metadata)
+            }
         }
         return ProxyResponse.error(error)
     }

@@ -20,6 +20,13 @@ public struct ProxyError: Error, Sendable, Equatable {
     public var message: String
     /// Seconds for `Retry-After` (503 only).
     public var retryAfter: Int?
+    /// The library's own words (the address refused, the socket's or resolver's reason):
+    /// for the server's log only, never sent to a client. Not part of equality.
+    public var logDetail: String?
+
+    public static func == (a: ProxyError, b: ProxyError) -> Bool {
+        a.status == b.status && a.code == b.code && a.name == b.name && a.message == b.message && a.retryAfter == b.retryAfter
+    }
 
     public init(status: Int, code: Int, name: String, message: String, retryAfter: Int? = nil) {
         self.status = status
@@ -51,7 +58,7 @@ public struct ProxyError: Error, Sendable, Equatable {
         Row(code: 2001, name: "invalidDownloadStatusCode", status: 502,
             meaning: "the source answered an error status (404 and 410 are passed on as 404)"),
         Row(code: 2003, name: "invalidDownloadResponse", status: 502, meaning: "the source's response was cut short or malformed"),
-        Row(code: 2004, name: "invalidDownloadContentType", status: 422, meaning: "the source's Content-Type is not an image"),
+        Row(code: 2004, name: "invalidDownloadContentType", status: 422, meaning: "never sent by `serve`: sources are recognised by their bytes, not their Content-Type (as imgproxy does), so a body that is no image is 1001"),
         Row(code: 2005, name: "timedOut", status: 504, meaning: "the source, or the whole request, took longer than the timeout"),
         Row(code: 2006, name: "cannotConnect", status: 502, meaning: "no connection to the source"),
         Row(code: 2007, name: "cannotFindHost", status: 502, meaning: "the source's host name does not resolve"),
@@ -146,7 +153,10 @@ public struct ProxyError: Error, Sendable, Equatable {
         case .cannotConnect, .connectionLost, .invalidDownloadResponse: message = "The source could not be fetched"
         case .cannotFindHost: message = "The source's host name does not resolve"
         case .tooManyRedirects: message = "The source redirected too often or to a URL that is not allowed"
-        case .forbiddenAddress: message = "The source's address is not allowed"
+        case .forbiddenAddress:
+            message = "The source's address is not allowed (loopback, private or link-local); a server allows such "
+                + "sources with IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES, IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES, "
+                + "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES or --allow-private-addresses"
         case .sourceNotAllowed: message = "The source is not in the allowlist"
         case .responseTooLarge: message = "The source is larger than the server's limit"
         case .imageTooLarge: message = "The image has more pixels (or frames) than the server's limit"
@@ -167,6 +177,7 @@ public struct ProxyError: Error, Sendable, Equatable {
         }
         self.init(row: error.code.rawValue, message: message, retryAfter: retryAfter)
         if let status { self.status = status }
+        logDetail = error.message
     }
 
     /// The JSON body.

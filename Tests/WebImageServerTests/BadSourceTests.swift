@@ -16,6 +16,7 @@ struct BadSourceTests {
         let jpeg = try Fixtures.landscapeJPEG()
         loopback.route("/secret.jpg", .init(body: jpeg, contentType: "image/jpeg"))
         origin.route("/page.html", .init(body: Array("<html><body>hello</body></html>".utf8), contentType: "text/html"))
+        origin.route("/mislabelled.jpg", .init(body: jpeg, contentType: "text/html"))
         origin.route("/bomb.png", .init(body: Fixtures.pngBomb(), contentType: "image/png"))
         var huge = TestOrigin.Response(body: Array(jpeg.prefix(1000)), contentType: "image/jpeg")
         huge.declaredLength = 1_000_000_000
@@ -46,6 +47,10 @@ struct BadSourceTests {
                 let text = String(decoding: answer.body, as: UTF8.self)
                 #expect(!text.contains("127.0.0") && !text.contains("::1") && !text.contains("\(loopback.port)"), "\(text)")
             }
+            // Bodies are sniffed, not judged by Content-Type: error row 2004 says it is never sent.
+            let mislabelled = try await proxy.get(ProxyHarness.unsafePath(origin.url("/mislabelled.jpg"), "rs:fit:100:100"))
+            #expect(mislabelled.status == 200 && mislabelled.header("Content-Type") == "image/jpeg")
+            #expect(ProxyError.table.first { $0.code == 2004 }?.meaning.hasPrefix("never sent") == true)
             // The guard refused the hops before any connection: the loopback origin saw nothing.
             #expect(loopback.totalRequests == 0)
             // A loopback source named directly is refused the same way.
@@ -54,6 +59,39 @@ struct BadSourceTests {
             #expect(loopback.totalRequests == 0)
             #expect(try await proxy.get("/health").status == 200)
         }
+    }
+
+    /// Issue #50 item 6: the first wall anyone trying a local origin hits said neither how
+    /// to open it nor, in the log, what was refused.
+    @Test func aRefusedAddressNamesTheSettingsAndIsLogged() async throws {
+        let loopback = try await TestOrigin.start(host: "127.0.0.1")
+        loopback.route("/secret.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
+        let logs = LogCapture()
+        let proxy = try await ProxyHarness.start(.unsigned, logger: logs.logger(level: .info))
+        // A host name, not an address literal: the guard checks what it resolves to.
+        let source = try #require(URL(string: "http://localhost:\(loopback.port)/secret.jpg"))
+        let answer = try await proxy.get(ProxyHarness.unsafePath(source, "rs:fit:100:100"))
+        let local = try await proxy.get("/unsafe/plain/local:///a.jpg")
+        // Nothing listens on port 1 of the tests' allowed address: the log says why it failed.
+        let refused = try await proxy.get("/unsafe/plain/http://127.0.0.2:1/a.jpg")
+        await proxy.shutdown()
+        await loopback.shutdown()
+
+        #expect(answer.status == 403 && answer.errorCode?.name == "forbiddenAddress")
+        let message = answer.errorMessage ?? ""
+        for setting in ["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", "--allow-private-addresses"] {
+            #expect(message.contains(setting), "\(message)")
+        }
+        #expect(!message.contains("127.0.0.1") && !message.contains("::1"), "no address reaches the client: \(message)")
+        let line = logs.all.first { $0.message.hasPrefix("forbiddenAddress") }
+        #expect(line?.level == .notice, "\(logs.all)")
+        let reason = line?.metadata["reason"] ?? ""
+        #expect(reason.contains("loopback") && (reason.contains("127.0.0.1") || reason.contains("::1")), "\(reason)")
+        #expect(loopback.totalRequests == 0)
+        #expect(local.status == 400 && local.errorMessage?.contains("--local-root") == true, "\(local.errorMessage ?? "")")
+        #expect(refused.status == 502 && refused.errorCode?.name == "cannotConnect")
+        let failure = logs.all.first { $0.message.hasPrefix("cannotConnect") }
+        #expect(failure?.level == .warning && failure?.metadata["reason"]?.contains("127.0.0.2") == true, "\(logs.all)")
     }
 
     /// Other internal ranges are checked on the guard itself: no packet goes to them.

@@ -72,6 +72,26 @@ struct RoutingTests {
         }
     }
 
+    /// Issue #50 item 4: the base URL was put in front of the gallery's `example://` sources.
+    @Test("with IMGPROXY_BASE_URL set, every picture of /gallery loads; other sources still get the base URL")
+    func galleryUnderBaseURL() async throws {
+        var config = ProxyConfig.unsigned
+        config.language.baseURL = "http://images.invalid/"
+        try await ProxyHarness.with(config) { proxy in
+            let page = String(decoding: try await proxy.get("/gallery").body, as: UTF8.self)
+            let sources = page.components(separatedBy: "<img src=\"").dropFirst().compactMap { $0.split(separator: "\"").first }
+            #expect(sources.count >= 5)
+            for source in sources {
+                let answer = try await proxy.get(String(source))
+                #expect(answer.status == 200, "\(source): \(answer.status)")
+                #expect(answer.header("Content-Type")?.hasPrefix("image/") == true, "\(source)")
+            }
+            // A relative source is joined to the base URL (images.invalid never resolves).
+            let joined = try await proxy.get("/unsafe/rs:fit:40:40/plain/sunset.jpg")
+            #expect(joined.status != 200)
+        }
+    }
+
     @Test("one debug line per image or /info request (status, path, ms), none for the service pages")
     func requestLog() async throws {
         let logs = LogCapture()

@@ -56,11 +56,17 @@ public struct Presets: Sendable, Hashable {
         }
     }
 
-    /// Tries every preset on empty options: start-up validation.
+    /// Tries every preset on empty options: start-up validation. The error names the preset.
     func validate(with parser: OptionParser) throws(ProxyError) {
         for name in definitions.keys.sorted() {
             var options = ProcessingOptions()
-            try apply(name, to: &options, parser: parser, chain: [])
+            do {
+                try apply(name, to: &options, parser: parser, chain: [])
+            } catch {
+                var named = error
+                named.message = "Preset \(name.prefix(40)): \(error.message)"
+                throw named
+            }
         }
     }
 }

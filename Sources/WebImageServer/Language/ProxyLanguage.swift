@@ -49,7 +49,9 @@ public struct ProxyLanguage: Sendable {
     /// The source URL of `text`: the base URL applied, an absolute URL of an allowed
     /// scheme (or the built-in examples).
     func sourceURL(_ text: String) throws(ProxyError) -> URL {
-        let full = !baseURL.isEmpty && !text.hasPrefix(baseURL) ? baseURL + text : text
+        // The gallery's own pictures are not under the base URL (it is for sources elsewhere).
+        let isExample = text.lowercased().hasPrefix(ExampleImages.scheme + "://")
+        let full = !baseURL.isEmpty && !isExample && !text.hasPrefix(baseURL) ? baseURL + text : text
         let literal = full.range(of: "://").map { SourceLocation.literalSchemes.contains(full[..<$0.lowerBound].lowercased()) } ?? false
         // local:// and s3:// paths are taken literally (see SourceLocation).
         guard let url = literal ? SourceLocation.literalURL(full) : URL(string: full), let scheme = url.scheme?.lowercased() else {
@@ -57,7 +59,13 @@ public struct ProxyLanguage: Sendable {
         }
         if scheme == ExampleImages.scheme { return url }
         guard sourceSchemes.contains(scheme) else {
-            throw .badRequest("The source scheme \(scheme.prefix(16)) is not enabled on this server")
+            // Name the setting that enables it, where there is one.
+            let setting = switch scheme {
+            case "local": " (start it with --local-root DIR or IMGPROXY_LOCAL_FILESYSTEM_ROOT)"
+            case "s3": " (start it with --use-s3 or IMGPROXY_USE_S3=true)"
+            default: ""
+            }
+            throw .badRequest("The source scheme \(scheme.prefix(16)) is not enabled on this server" + setting)
         }
         guard scheme != "http" && scheme != "https" || url.host?.isEmpty == false else {
             throw .badRequest("The source URL has no host")

@@ -81,10 +81,14 @@ struct URLGrammarTests {
     ])
     func badPresets(_ entry: String) throws {
         var language = ProxyLanguage()
-        #expect(throws: ProxyError.self) {
+        let error = #expect(throws: ProxyError.self) {
             language.presets = try Presets(entries: [entry])
             try language.validate()
         }
+        // Issue #50 item 6: the start-up error names the preset (or quotes the entry).
+        let name = entry.split(separator: "=", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        #expect(error?.message.contains("Preset") == true && error?.message.contains(name.isEmpty ? entry : name) == true,
+                "\(error?.message ?? "")")
     }
 
     @Test("a path prefix and another argument separator")

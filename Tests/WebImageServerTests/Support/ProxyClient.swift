@@ -26,6 +26,13 @@ struct ProxyClient: Sendable {
                   let code = error["code"] as? Int, let name = error["name"] as? String else { return nil }
             return (code, name)
         }
+
+        /// The JSON error body's `error.message`.
+        var errorMessage: String? {
+            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                  let error = object["error"] as? [String: Any] else { return nil }
+            return error["message"] as? String
+        }
     }
 
     /// GETs `path` with `headers`.
