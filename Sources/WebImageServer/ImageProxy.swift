@@ -14,7 +14,7 @@ import WebImageCodecs
 ///   └─ result stage (PipelineStage), keyed by settings fingerprint + path + choice:
 ///      memory hit → 200 / 304; else one run per key: disk hit, else a render in a transform slot
 ///      (503 when the line is full), then stored
-///             └─ source stage (SourceFetcher's PipelineStage): the source's bytes, from memory or disk,
+///             └─ originals stage (SourceFetcher's OriginalStage): the source's bytes, from memory or disk,
 ///                else one transfer per URL (the allowlist and the SSRF guard on every redirect hop)
 ///                  └─ ImageHeader → ProcessingPlan → reserve the peak from the memory budget (wait, else 503)
 ///                       └─ ImageRenderer on DecodeQueue: decode at the planned size, then imgproxy's
@@ -120,13 +120,15 @@ public final class ImageProxy: Sendable {
         // Local files are read on a pool of their own, so a slow disk there never holds up
         // the caches' reads; its line is bounded like every queue of the server.
         let local = config.localRoot.flatMap {
-            LocalFileReader(root: $0, pool: BlockingIOPool(threadCount: config.ioThreads, maxPending: 1024), maxBytes: config.maxSourceBytes)
+            LocalFileReader(root: $0, pool: BlockingIOPool(threadCount: config.ioThreads, maxPending: 1024), maxBytes: config.maxSourceBytes,
+                            querySeparator: config.sourceURLQuerySeparator)
         }
         if config.localRoot != nil, local == nil {
             logger.error("the local root is not a directory: local:// sources will fail", metadata: ["root": "\(config.localRoot?.path ?? "")"])
         }
         s3 = config.s3.isEnabled
-            ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes)
+            ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes,
+                       querySeparator: config.sourceURLQuerySeparator)
             : nil
         sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4,
                                 local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator)
@@ -310,7 +312,7 @@ public final class ImageProxy: Sendable {
     /// The source's own bytes when the URL asks for `raw`, or the source's format is one
     /// processing is skipped for (`skip_processing`, `IMGPROXY_SKIP_PROCESSING_FORMATS`)
     /// and the URL names no other format.
-    private func passThrough(_ source: SourceImage, header: ImageHeader?, options: ProcessingOptions) -> ImageRenderer.Output? {
+    private func passThrough(_ source: OriginalData, header: ImageHeader?, options: ProcessingOptions) -> ImageRenderer.Output? {
         let format = header?.format ?? ImageFormat.detect(source.data)
         let skipped = config.output.skipProcessingFormats.union(options.skipProcessing)
         guard options.raw || (skipped.contains(format) && (options.format == nil || options.format == format)) else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImage
 import WebImageCodecs
 import WebImageTestOrigin
 @testable import WebImageServer
@@ -27,8 +28,8 @@ struct CachingTests {
     /// The `no-store` rule both source kinds (http and S3) keep by: a directive of the
     /// source's `Cache-Control`, in any case and place, not a substring of another one.
     @Test func noStoreIsADirectiveOfTheSourcesCacheControl() {
-        func source(_ cacheControl: String?) -> SourceImage {
-            SourceImage(data: Data([1]), etag: nil, lastModified: nil, cacheControl: cacheControl, expires: nil)
+        func source(_ cacheControl: String?) -> OriginalData {
+            OriginalData(data: Data([1]), etag: nil, lastModified: nil, cacheControl: cacheControl, expires: nil)
         }
         #expect(source("no-store").isNoStore)
         #expect(source("private, No-Store").isNoStore)

@@ -22,7 +22,7 @@ struct SelfMadeTasksTests {
             let first = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:150:150"))
             #expect(first.status == 200)
             #expect(engine.renders.startedCount == 1)
-            #expect(engine.sources.fetches.startedCount == 1)
+            #expect(engine.sources.originals.startedCount == 1)
             // The SSRF guard is on (127.0.0.2 is allowed as a network): the hop to the
             // literal address is checked without a task.
             #expect(!engine.downloader.config.hopPolicy.isEmpty)
