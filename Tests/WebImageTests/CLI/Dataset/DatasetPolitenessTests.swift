@@ -52,6 +52,28 @@ struct DatasetPolitenessTests {
         #expect(try Self.lines(out).allSatisfy { $0["status"] as? String == "success" })
     }
 
+    /// The downloader alone would coalesce two transfers at once; with one request per host
+    /// the second row used to wait for the gate and download again. Through the originals
+    /// stage it joins the first row's fetch instead.
+    @Test("a URL listed twice while its first download is under way is downloaded once, even one request per host; both samples succeed")
+    func oneDownloadPerURLInFlight() async throws {
+        let origin = try await TestOrigin.start()
+        let body = try DatasetFixture.png(20, 20)
+        origin.route("/twice.png", .init(body: body, contentType: "image/png", delay: .milliseconds(600)))
+        let url = origin.url("/twice.png").absoluteString
+        let work = try TemporaryDirectory()
+        let out = work.url.appendingPathComponent("out")
+        let run = try await WebImageTool.run(["fetch", "--file", try Self.list([url, url], in: work), "--out", out.path,
+                                              "--concurrency", "4", "--per-host-concurrency", "1"])
+        let requests = origin.requestCount("/twice.png")
+        await origin.shutdown()
+        #expect(run.status == 0, "\(run.err)")
+        #expect(requests == 1)
+        let lines = try Self.lines(out)
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0["status"] as? String == "success" })
+    }
+
     @Test("429 with Retry-After pauses the whole host; --retries brings the sample back")
     func retryAfterPausesHost() async throws {
         let origin = try await TestOrigin.start()
