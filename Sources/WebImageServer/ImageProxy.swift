@@ -26,13 +26,15 @@ import WebImageCodecs
 /// ``WebImageCodecs/DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
 /// writes on each cache's queue. A render runs on the task of the first request that asks
 /// for it, as imgproxy renders on the request's goroutine, and its source fetch on that
-/// task too: a cold request starts no task of its own. Requests joining a render wait on a
-/// continuation whose deadline is a timer; the first one checks its deadline between the
-/// stages (the transform slot, the fetch, the memory budget), so a timeout answers 504 at
-/// the next stage boundary, never in the middle of a decode. A request whose client goes
-/// away (its task is cancelled) stops: its render is cancelled at the next stage, freeing
-/// its slot and memory, and the longest-waiting request for the same result, if any, runs
-/// it again on its own task. Call ``shutdown()`` when done.
+/// task too: a cold request for a source at an address literal (or a host the policy
+/// allows by name) starts no task of its own; a source host name the address guard must
+/// resolve is still checked in a task per hop (``WebImage/ImageDownloader``). Requests
+/// joining a render wait on a continuation whose deadline is a timer; the first one checks
+/// its deadline between the stages (the transform slot, the fetch, the memory budget), so
+/// a timeout answers 504 at the next stage boundary, never in the middle of a decode. A
+/// request whose client goes away (its task is cancelled) stops: its render is cancelled at
+/// the next stage, freeing its slot and memory, and the longest-waiting request for the
+/// same result, if any, runs it again on its own task. Call ``shutdown()`` when done.
 public final class ImageProxy: Sendable {
     public let config: ProxyConfig
     /// The gallery's pictures (`/examples/NAME`).

@@ -23,7 +23,7 @@ import WebImageCodecs
 ///
 /// Runs on the calling task; disk and file reads on I/O pools, transfers on
 /// AsyncHTTPClient's event loops. Nothing is decoded here: the proxy plans the decode
-/// from the header first (``RenderPlan``), so no pixel exists before its memory is reserved.
+/// from the header first (``ProcessingPlan``), so no pixel exists before its memory is reserved.
 final class SourceFetcher: Sendable {
     let download: SourceDownload
     let examples: ExampleImages
