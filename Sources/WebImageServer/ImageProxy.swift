@@ -14,7 +14,7 @@ import WebImageCodecs
 ///   └─ result stage (PipelineStage), keyed by settings fingerprint + path + choice:
 ///      memory hit → 200 / 304; else one run per key: disk hit, else a render in a transform slot
 ///      (503 when the line is full), then stored
-///             └─ source stage (SourceFetcher's PipelineStage): the source's bytes, from memory or disk,
+///             └─ originals stage (SourceFetcher's OriginalStage): the source's bytes, from memory or disk,
 ///                else one transfer per URL (the allowlist and the SSRF guard on every redirect hop)
 ///                  └─ ImageHeader → ProcessingPlan → reserve the peak from the memory budget (wait, else 503)
 ///                       └─ ImageRenderer on DecodeQueue: decode at the planned size, then imgproxy's
@@ -26,13 +26,15 @@ import WebImageCodecs
 /// ``WebImageCodecs/DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
 /// writes on each cache's queue. A render runs on the task of the first request that asks
 /// for it, as imgproxy renders on the request's goroutine, and its source fetch on that
-/// task too: a cold request starts no task of its own. Requests joining a render wait on a
-/// continuation whose deadline is a timer; the first one checks its deadline between the
-/// stages (the transform slot, the fetch, the memory budget), so a timeout answers 504 at
-/// the next stage boundary, never in the middle of a decode. A request whose client goes
-/// away (its task is cancelled) stops: its render is cancelled at the next stage, freeing
-/// its slot and memory, and the longest-waiting request for the same result, if any, runs
-/// it again on its own task. Call ``shutdown()`` when done.
+/// task too: a cold request for a source at an address literal (or a host the policy
+/// allows by name) starts no task of its own; a source host name the address guard must
+/// resolve is still checked in a task per hop (``WebImage/ImageDownloader``). Requests
+/// joining a render wait on a continuation whose deadline is a timer; the first one checks
+/// its deadline between the stages (the transform slot, the fetch, the memory budget), so
+/// a timeout answers 504 at the next stage boundary, never in the middle of a decode. A
+/// request whose client goes away (its task is cancelled) stops: its render is cancelled at
+/// the next stage, freeing its slot and memory, and the longest-waiting request for the
+/// same result, if any, runs it again on its own task. Call ``shutdown()`` when done.
 public final class ImageProxy: Sendable {
     public let config: ProxyConfig
     /// The gallery's pictures (`/examples/NAME`).
@@ -129,13 +131,15 @@ public final class ImageProxy: Sendable {
         // Local files are read on a pool of their own, so a slow disk there never holds up
         // the caches' reads; its line is bounded like every queue of the server.
         let local = config.localRoot.flatMap {
-            LocalFileReader(root: $0, pool: BlockingIOPool(threadCount: config.ioThreads, maxPending: 1024), maxBytes: config.maxSourceBytes)
+            LocalFileReader(root: $0, pool: BlockingIOPool(threadCount: config.ioThreads, maxPending: 1024), maxBytes: config.maxSourceBytes,
+                            querySeparator: config.sourceURLQuerySeparator)
         }
         if config.localRoot != nil, local == nil {
             logger.error("the local root is not a directory: local:// sources will fail", metadata: ["root": "\(config.localRoot?.path ?? "")"])
         }
         s3 = config.s3.isEnabled
-            ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes)
+            ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes,
+                       querySeparator: config.sourceURLQuerySeparator)
             : nil
         sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4,
                                 local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator, tracing: tracing)
@@ -326,7 +330,7 @@ public final class ImageProxy: Sendable {
     /// The source's own bytes when the URL asks for `raw`, or the source's format is one
     /// processing is skipped for (`skip_processing`, `IMGPROXY_SKIP_PROCESSING_FORMATS`)
     /// and the URL names no other format.
-    private func passThrough(_ source: SourceImage, header: ImageHeader?, options: ProcessingOptions) -> ImageRenderer.Output? {
+    private func passThrough(_ source: OriginalData, header: ImageHeader?, options: ProcessingOptions) -> ImageRenderer.Output? {
         let format = header?.format ?? ImageFormat.detect(source.data)
         let skipped = config.output.skipProcessingFormats.union(options.skipProcessing)
         guard options.raw || (skipped.contains(format) && (options.format == nil || options.format == format)) else { return nil }

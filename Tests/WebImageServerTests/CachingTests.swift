@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImage
 import WebImageCodecs
 import WebImageTestOrigin
 @testable import WebImageServer
@@ -7,28 +8,28 @@ import WebImageTestOrigin
 @Suite("Result and source caching, coalescing", .timeLimit(.minutes(1)))
 struct CachingTests {
     @Test func aRepeatedRequestIsServedFromTheCache() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
-        try await ProxyHarness.with(.unsigned) { proxy in
-            let path = ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:150:150")
-            let first = try await proxy.get(path)
-            let second = try await proxy.get(path)
-            #expect(first.status == 200 && second.status == 200)
-            #expect(first.body == second.body)
-            #expect(origin.requestCount("/a.jpg") == 1)
-            // Another size of the same source reads the source from the cache, not the origin.
-            let other = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fill:90:90"))
-            #expect(try Fixtures.decode(other.body).width == 90)
-            #expect(origin.requestCount("/a.jpg") == 1)
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
+            try await ProxyHarness.with(.unsigned) { proxy in
+                let path = ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:150:150")
+                let first = try await proxy.get(path)
+                let second = try await proxy.get(path)
+                #expect(first.status == 200 && second.status == 200)
+                #expect(first.body == second.body)
+                #expect(origin.requestCount("/a.jpg") == 1)
+                // Another size of the same source reads the source from the cache, not the origin.
+                let other = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fill:90:90"))
+                #expect(try Fixtures.decode(other.body).width == 90)
+                #expect(origin.requestCount("/a.jpg") == 1)
+            }
         }
     }
 
     /// The `no-store` rule both source kinds (http and S3) keep by: a directive of the
     /// source's `Cache-Control`, in any case and place, not a substring of another one.
     @Test func noStoreIsADirectiveOfTheSourcesCacheControl() {
-        func source(_ cacheControl: String?) -> SourceImage {
-            SourceImage(data: Data([1]), etag: nil, lastModified: nil, cacheControl: cacheControl, expires: nil)
+        func source(_ cacheControl: String?) -> OriginalData {
+            OriginalData(data: Data([1]), etag: nil, lastModified: nil, cacheControl: cacheControl, expires: nil)
         }
         #expect(source("no-store").isNoStore)
         #expect(source("private, No-Store").isNoStore)
@@ -42,80 +43,80 @@ struct CachingTests {
     /// and not kept: another size of it goes to the origin again (its source stage's `make`
     /// says `store: false`), while the result itself is cached as any other.
     @Test func aNoStoreSourceIsNotKept() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/ns.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg",
-                                      headers: [("Cache-Control", "no-store")]))
-        try await ProxyHarness.with(.unsigned) { proxy in
-            let path = ProxyHarness.unsafePath(origin.url("/ns.jpg"), "rs:fit:150:150")
-            #expect(try await proxy.get(path).status == 200)
-            #expect(try await proxy.get(path).status == 200)
-            #expect(origin.requestCount("/ns.jpg") == 1)
-            let other = try await proxy.get(ProxyHarness.unsafePath(origin.url("/ns.jpg"), "rs:fill:90:90"))
-            #expect(try Fixtures.decode(other.body).width == 90)
-            #expect(origin.requestCount("/ns.jpg") == 2)
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/ns.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg",
+                                          headers: [("Cache-Control", "no-store")]))
+            try await ProxyHarness.with(.unsigned) { proxy in
+                let path = ProxyHarness.unsafePath(origin.url("/ns.jpg"), "rs:fit:150:150")
+                #expect(try await proxy.get(path).status == 200)
+                #expect(try await proxy.get(path).status == 200)
+                #expect(origin.requestCount("/ns.jpg") == 1)
+                let other = try await proxy.get(ProxyHarness.unsafePath(origin.url("/ns.jpg"), "rs:fill:90:90"))
+                #expect(try Fixtures.decode(other.body).width == 90)
+                #expect(origin.requestCount("/ns.jpg") == 2)
+            }
         }
     }
 
     @Test func noCacheFetchesAgain() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
-        var config = ProxyConfig.unsigned
-        config.isCacheEnabled = false
-        try await ProxyHarness.with(config) { proxy in
-            let path = ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:150:150")
-            let first = try await proxy.get(path)
-            let second = try await proxy.get(path)
-            #expect(first.status == 200 && second.status == 200)
-            #expect(origin.requestCount("/a.jpg") == 2)
-            #expect(!FileManager.default.fileExists(atPath: proxy.directory.appendingPathComponent("results").path))
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
+            var config = ProxyConfig.unsigned
+            config.isCacheEnabled = false
+            try await ProxyHarness.with(config) { proxy in
+                let path = ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:150:150")
+                let first = try await proxy.get(path)
+                let second = try await proxy.get(path)
+                #expect(first.status == 200 && second.status == 200)
+                #expect(origin.requestCount("/a.jpg") == 2)
+                #expect(!FileManager.default.fileExists(atPath: proxy.directory.appendingPathComponent("results").path))
+            }
         }
     }
 
     /// Eight identical requests at once, one transform slot and no wait line: each
     /// request that did not join the first one's render would get 503.
     @Test func identicalRequestsShareOneDownloadAndOneRender() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/slow.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg", delay: .milliseconds(800)))
-        var config = ProxyConfig.unsigned
-        config.isCacheEnabled = false
-        config.maxConcurrentTransforms = 1
-        config.maxQueuedTransforms = 0
-        try await ProxyHarness.with(config) { proxy in
-            let path = ProxyHarness.unsafePath(origin.url("/slow.jpg"), "rs:fill:80:80")
-            let answers = try await withThrowingTaskGroup(of: ProxyHarness.Answer.self) { group in
-                for _ in 0..<8 { group.addTask { try await proxy.get(path) } }
-                return try await group.reduce(into: []) { $0.append($1) }
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/slow.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg", delay: .milliseconds(800)))
+            var config = ProxyConfig.unsigned
+            config.isCacheEnabled = false
+            config.maxConcurrentTransforms = 1
+            config.maxQueuedTransforms = 0
+            try await ProxyHarness.with(config) { proxy in
+                let path = ProxyHarness.unsafePath(origin.url("/slow.jpg"), "rs:fill:80:80")
+                let answers = try await withThrowingTaskGroup(of: ProxyHarness.Answer.self) { group in
+                    for _ in 0..<8 { group.addTask { try await proxy.get(path) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(answers.map(\.status) == Array(repeating: 200, count: 8))
+                #expect(Set(answers.map(\.body)).count == 1)
+                #expect(origin.requestCount("/slow.jpg") == 1)
             }
-            #expect(answers.map(\.status) == Array(repeating: 200, count: 8))
-            #expect(Set(answers.map(\.body)).count == 1)
-            #expect(origin.requestCount("/slow.jpg") == 1)
         }
     }
 
     @Test func differentSizesShareOneDownload() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/slow.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg", delay: .milliseconds(800)))
-        var config = ProxyConfig.unsigned
-        config.isCacheEnabled = false
-        try await ProxyHarness.with(config) { proxy in
-            let sizes = [(60, 40), (120, 80), (300, 200), (90, 90)]
-            let answers = try await withThrowingTaskGroup(of: (Int, Int, ProxyHarness.Answer).self) { group in
-                for (w, h) in sizes {
-                    group.addTask {
-                        (w, h, try await proxy.get(ProxyHarness.unsafePath(origin.url("/slow.jpg"), "rs:fill:\(w):\(h)")))
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/slow.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg", delay: .milliseconds(800)))
+            var config = ProxyConfig.unsigned
+            config.isCacheEnabled = false
+            try await ProxyHarness.with(config) { proxy in
+                let sizes = [(60, 40), (120, 80), (300, 200), (90, 90)]
+                let answers = try await withThrowingTaskGroup(of: (Int, Int, ProxyHarness.Answer).self) { group in
+                    for (w, h) in sizes {
+                        group.addTask {
+                            (w, h, try await proxy.get(ProxyHarness.unsafePath(origin.url("/slow.jpg"), "rs:fill:\(w):\(h)")))
+                        }
                     }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
+                for (w, h, answer) in answers {
+                    let image = try Fixtures.decode(answer.body)
+                    #expect((image.width, image.height) == (w, h))
+                }
+                #expect(origin.requestCount("/slow.jpg") == 1)
             }
-            for (w, h, answer) in answers {
-                let image = try Fixtures.decode(answer.body)
-                #expect((image.width, image.height) == (w, h))
-            }
-            #expect(origin.requestCount("/slow.jpg") == 1)
         }
     }
 }

@@ -32,9 +32,11 @@ struct LocalFileReader: Sendable {
     let realRoot: String
     let pool: BlockingIOPool
     let maxBytes: Int
+    /// `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`: a `local://` path ends before it.
+    let querySeparator: String
 
     /// A reader under `root`; `nil` when the root is not an existing directory.
-    init?(root: URL, pool: BlockingIOPool, maxBytes: Int) {
+    init?(root: URL, pool: BlockingIOPool, maxBytes: Int, querySeparator: String = "?") {
         guard let real = realpath(root.path, nil) else { return nil }
         defer { free(real) }
         let resolved = String(cString: real)
@@ -44,10 +46,11 @@ struct LocalFileReader: Sendable {
         realRoot = resolved == "/" ? "" : resolved
         self.pool = pool
         self.maxBytes = maxBytes
+        self.querySeparator = querySeparator
     }
 
     /// What went wrong with a file, as the proxy answers it.
-    enum Failure: Error, Equatable {
+    enum ReadFailure: Error, Equatable {
         case outsideRoot, notRegularFile, notFound, tooLarge(Int), unreadable(Int32)
     }
 
@@ -56,12 +59,12 @@ struct LocalFileReader: Sendable {
     /// - Throws: ``ProxyError``: `sourceForbidden` (403) outside the root or not a regular
     ///   file, 404 for a missing file or a directory, `responseTooLarge` (422) over the
     ///   limit, `overloaded` (503) when the I/O pool's line is full.
-    func read(_ key: String) async throws(ProxyError) -> SourceImage {
+    func read(_ key: String) async throws(ProxyError) -> OriginalData {
         guard let relative = Self.resolve(key) else { throw .sourceForbidden("The path leaves the local root") }
         let path = realRoot + "/" + relative
         let root = realRoot
         let limit = maxBytes
-        let result: Result<SourceImage, Failure>
+        let result: Result<OriginalData, ReadFailure>
         do {
             result = try await pool.run { Self.readFile(path, root: root, maxBytes: limit) }
         } catch {
@@ -100,7 +103,7 @@ struct LocalFileReader: Sendable {
     }
 
     /// Opens, checks and reads one file. Runs on an I/O pool thread.
-    private static func readFile(_ path: String, root: String, maxBytes: Int) -> Result<SourceImage, Failure> {
+    private static func readFile(_ path: String, root: String, maxBytes: Int) -> Result<OriginalData, ReadFailure> {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
             let code = errno
@@ -128,7 +131,7 @@ struct LocalFileReader: Sendable {
         }
         let seconds = Double(info.st_mtim.tv_sec), nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         let modified = Date(timeIntervalSince1970: seconds)
-        return .success(SourceImage(
+        return .success(OriginalData(
             data: Data(bytes.prefix(done)), etag: "\"\(size)-\(nanos)\"", lastModified: HTTPDateFormat.format(modified)))
     }
 

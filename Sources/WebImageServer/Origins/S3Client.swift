@@ -28,10 +28,13 @@ final class S3Client: Sendable {
     let addresses: AddressPolicy?
     let timeout: TimeInterval
     let maxBytes: Int
+    /// `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`: where an `s3://` URL's version id starts.
+    let querySeparator: String
     private let http: HTTPClient
 
-    init(settings: S3Settings, addresses: AddressPolicy?, timeout: TimeInterval, maxBytes: Int) {
+    init(settings: S3Settings, addresses: AddressPolicy?, timeout: TimeInterval, maxBytes: Int, querySeparator: String = "?") {
         self.settings = settings
+        self.querySeparator = querySeparator
         self.addresses = addresses
         self.timeout = timeout
         self.maxBytes = maxBytes
@@ -46,7 +49,7 @@ final class S3Client: Sendable {
     /// What a `GET` gave.
     enum Outcome: Sendable {
         /// The object (200), or part of it (206, with `Content-Range`).
-        case object(SourceImage, status: Int, contentRange: String?)
+        case object(OriginalData, status: Int, contentRange: String?)
         /// 304: the validators sent still match.
         case notModified
     }
@@ -104,7 +107,7 @@ final class S3Client: Sendable {
                 throw Self.transportError(error)
             }
             let headers = response.headers
-            return .object(SourceImage(
+            return .object(OriginalData(
                 data: Data(buffer: body), etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"),
                 cacheControl: headers.first(name: "Cache-Control"), expires: headers.first(name: "Expires")),
                 status: status, contentRange: headers.first(name: "Content-Range"))

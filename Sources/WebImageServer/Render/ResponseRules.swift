@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 import WebImageCodecs
 
 /// The headers of an image answer, as imgproxy writes them (its headers writer): 
@@ -54,7 +55,7 @@ struct ResponseRules: Sendable {
 
     /// The source's caching header for passthrough: its `Cache-Control`, else its
     /// `Expires` when in the future, as `max-age=N, public`.
-    static func passthroughCacheControl(_ source: SourceImage) -> String? {
+    static func passthroughCacheControl(_ source: OriginalData) -> String? {
         if let value = source.cacheControl, !value.isEmpty { return value }
         guard let expires = source.expires.flatMap(HTTPDateFormat.parse) else { return nil }
         let left = Int(expires.timeIntervalSinceNow)

@@ -1,11 +1,12 @@
 import Foundation
 import Tracing
+import WebImage
 
 extension ImageProxy {
     /// The source stage (``SourceFetcher``), in a `source.fetch` span while tracing: its
     /// cache lookups and the download (which sends this span's `traceparent` to the source)
     /// are its children. Runs on the calling task.
-    func source(for url: URL, deadline: ContinuousClock.Instant) async throws(ProxyError) -> SourceImage {
+    func source(for url: URL, deadline: ContinuousClock.Instant) async throws(ProxyError) -> OriginalData {
         guard tracing else { return try await sources.image(for: url, deadline: deadline) }
         return try await ProxyTracing.span("source.fetch") { [sources] span throws(ProxyError) in
             // Scheme and host only: a source URL may carry credentials or tokens in its path or query.

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import Synchronization
 import Testing
+import WebImage
 import WebImageCodecs
 @testable import WebImageServer
 import WebImageTestOrigin
@@ -178,7 +179,7 @@ struct NginxFailoverTests {
                 #expect(delivered[entry.etag] == entry.data, "result \(url.lastPathComponent) differs from what nginx delivered")
             } else {
                 sources += 1
-                let entry = try #require(SourceImage(serialized: data), "unreadable source entry \(url.lastPathComponent)")
+                let entry = try #require(OriginalData(serialized: data), "unreadable source entry \(url.lastPathComponent)")
                 #expect(throws: Never.self, "source entry \(url.lastPathComponent) does not decode") {
                     _ = try ImageCodersManager.shared.decode(entry.data, options: ImageDecodeOptions())
                 }

@@ -121,10 +121,11 @@ struct DatasetRunner {
         let naming = ShardNaming(samplesPerShard: plan.samplesPerShard, shardDigits: plan.shardDigits)
         let downloader = ImageDownloader(config: downloaderConfig())
         let gate = HostGate(limit: plan.perHostConcurrency, ratePerSecond: plan.perHostRate)
-        var fetcher = SampleFetcher(downloader: downloader, gate: gate,
-                                    robots: RobotsTag(disallowed: plan.directives, token: plan.userAgentToken),
-                                    retries: plan.retries)
-        fetcher.ignoresCertificates = plan.ignoresCertificates
+        var network = HostGatedFetcher(downloader: downloader, gate: gate,
+                                       robots: RobotsTag(disallowed: plan.directives, token: plan.userAgentToken),
+                                       retries: plan.retries)
+        network.ignoresCertificates = plan.ignoresCertificates
+        var fetcher = SampleFetcher(network: network)
         fetcher.allowsFileURLs = plan.allowsFileURLs
         fetcher.fileURLSetting = plan.spelling("allow_file_urls")
         fetcher.maxBytes = downloader.config.maxResponseBytes
@@ -166,7 +167,7 @@ struct DatasetRunner {
         }
     }
 
-    /// The downloader of a dataset job: every final status handed over (``SampleFetcher``
+    /// The downloader of a dataset job: every final status handed over (``HostGatedFetcher``
     /// reads them), retries done by the job, and every host name looked up through a
     /// ``CachingHostResolver`` whose answer the connection then uses.
     private func downloaderConfig() -> DownloaderConfig {

@@ -28,7 +28,7 @@ import WebImage
 ///
 /// A waiter's cancellation is ignored, as it was when the gate was an actor: nothing in
 /// bulk mode cancels a sample's task, a wait is bounded (a pause is at most ``maxPause``),
-/// and a cancelled caller that is let go still releases (``SampleFetcher`` releases on
+/// and a cancelled caller that is let go still releases (``HostGatedFetcher`` releases on
 /// every path), so no slot is lost.
 final class HostGate: Sendable {
     /// How a request may go.

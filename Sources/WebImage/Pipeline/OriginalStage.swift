@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+
+/// Stage A of the pipeline, originals: a source's encoded bytes by key, from the stage's
+/// cache (memory, then disk) or none, else fetched once for every caller that asks at the
+/// same time (``ImageFetching``), then stored unless the source said `no-store`.
+///
+/// ```
+/// memory ─ hit → bytes
+///   └─ one run per key ─ stored copy ─ hit (not revalidating) → bytes
+///        └─ fetch (conditional on the stored copy's validators when revalidating)
+///             ├─ body, not empty → stored unless no-store → bytes
+///             ├─ not modified → the stored copy (kept as it is)
+///             └─ a status, an empty body, a 304 with no stored copy → the stage's error
+/// ```
+///
+/// The proxy runs it over its source cache (http and S3) and with none (`local://`); the
+/// bulk job with none, so duplicate URLs in flight share one transfer.
+///
+/// Threads: as ``PipelineStage``: the first caller's task runs the lookup and the fetch,
+/// so the stage starts no task; the fetcher says where its transfer runs. Bounded as
+/// ``PipelineStage``.
+package final class OriginalStage<Failure: Error>: Sendable {
+    private let stage: PipelineStage<OriginalData, Failure>
+    private let failure: @Sendable (WebImageError) -> Failure
+    private let onNotModified: @Sendable () -> Void
+    private let notModified = Atomic<Int>(0)
+
+    /// - Parameters:
+    ///   - cache: where fetched originals are kept; `nil` for a stage that keeps none.
+    ///   - failure: the stage's error for an outcome it cannot use (a status, an empty
+    ///     body, a 304 with nothing stored), given as the library's error.
+    ///   - waitFailure: the error for a joiner that stopped waiting (cancelled, timed out).
+    ///   - onNotModified: called for each revalidation answered 304 (metrics).
+    package init(
+        cache: (any PipelineStageCache<OriginalData>)?, failure: @escaping @Sendable (WebImageError) -> Failure,
+        waitFailure: @escaping @Sendable (WaitError) -> Failure, onNotModified: @escaping @Sendable () -> Void = {}
+    ) {
+        stage = PipelineStage(cache: cache, waitFailure: waitFailure)
+        self.failure = failure
+        self.onNotModified = onNotModified
+    }
+
+    /// Keys being fetched now (tests, metrics).
+    package var runningCount: Int { stage.runningCount }
+    /// How many lookup-and-fetch runs were started (tests: joiners start none).
+    package var startedCount: Int { stage.startedCount }
+    /// Revalidations answered 304 (tests, metrics).
+    package var notModifiedCount: Int { notModified.load(ordering: .relaxed) }
+
+    /// The original of `url`, keyed by its text.
+    ///
+    /// - Parameters:
+    ///   - fetcher: fetches it on a miss; runs on the first caller's task, at most once per
+    ///     URL at a time.
+    ///   - deadline: when a joiner stops waiting (`waitFailure(.timedOut)`); the first
+    ///     caller is bounded by the fetcher's own timeout.
+    ///   - revalidating: a stored copy is not answered as is but fetched again,
+    ///     conditionally on its validators; a 304 answers the stored copy.
+    package func original(
+        for url: URL, from fetcher: some ImageFetching<Failure>, deadline: ContinuousClock.Instant? = nil,
+        revalidating: Bool = false
+    ) async throws(Failure) -> OriginalData {
+        try await stage.value(forKey: url.absoluteString, deadline: deadline, revalidating: revalidating) {
+            [self] stored throws(Failure) in
+            let outcome = try await fetcher.fetch(url, validators: stored?.validators)
+            return try made(outcome, stored: stored)
+        }
+    }
+
+    /// What the stage keeps of `outcome`, or its error.
+    private func made(_ outcome: FetchOutcome, stored: OriginalData?) throws(Failure) -> PipelineStage<OriginalData, Failure>.Made {
+        switch outcome {
+        case .body(let original, _):
+            guard !original.data.isEmpty else { throw failure(.badImageData("The source is empty")) }
+            // Cache-Control: no-store from the source is honoured: not written.
+            return .init(original, store: !original.isNoStore)
+        case .notModified:
+            guard let stored else { throw failure(WebImageError(.invalidDownloadStatusCode, "HTTP 304", httpStatusCode: 304)) }
+            notModified.add(1, ordering: .relaxed)
+            onNotModified()
+            return .init(stored, store: false)
+        case .status(let http):
+            throw failure(WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode))
+        }
+    }
+}

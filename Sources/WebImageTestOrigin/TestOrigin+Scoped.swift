@@ -1,0 +1,18 @@
+extension TestOrigin {
+    /// Starts an origin, runs `body` with it, and awaits its shutdown whether `body`
+    /// returns or throws, so a test never leaves a shutdown to a task no one waits for.
+    public static func with<T>(
+        tls: Bool = false, host: String = "127.0.0.1", isolation: isolated (any Actor)? = #isolation,
+        _ body: (TestOrigin) async throws -> T
+    ) async throws -> T {
+        let origin = try await start(tls: tls, host: host)
+        do {
+            let result = try await body(origin)
+            await origin.shutdown()
+            return result
+        } catch {
+            await origin.shutdown()
+            throw error
+        }
+    }
+}
