@@ -78,9 +78,9 @@ public final class ImageProxy: Sendable {
     static let memoryReserved = Gauge(label: "webimage_serve_memory_reserved_bytes")
     static let memoryWaits = Gauge(label: "webimage_serve_memory_waits")
 
-    /// - Parameter tracing: make a span for each stage of a request (``ProxyTracing``), under
-    ///   the task's current span, and send its `traceparent` on to http sources. Off, the
-    ///   stages run as if there were no tracing at all.
+    /// - Parameter tracing: make a span for each stage of a request (cache tiers, source fetch,
+    ///   decode, transform, encode), under the task's current span, and send the fetch's
+    ///   `traceparent` on to http sources. Off, the stages run as if there were no tracing at all.
     public init(config configured: ProxyConfig, logger: Logger = Logger(label: "WebImageServer"), tracing: Bool = false) {
         var config = configured
         // The source schemes the settings turn on.
