@@ -139,7 +139,9 @@ struct OpenTelemetryTests {
         let work = try Self.workDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let receiver = try await Receiver.start(work: work)
-        defer { Task { await receiver.process.stop() } }
+        // Killed here, not in a task the test may never run, and with SIGKILL: the receiver
+        // inherits the test process's blocked SIGTERM, and would outlive the suite.
+        defer { receiver.process.kill(SIGKILL) }
         let origin = try await TestOrigin.start(host: "127.0.0.2")
         defer { Task { await origin.shutdown() } }
         origin.route("/photo.png", .init(body: try Self.photoPNG(), contentType: "image/png"))
@@ -223,7 +225,9 @@ struct OpenTelemetryTests {
         let work = try Self.workDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         let receiver = try await Receiver.start(work: work, silent: true)
-        defer { Task { await receiver.process.stop() } }
+        // Killed here, not in a task the test may never run, and with SIGKILL: the receiver
+        // inherits the test process's blocked SIGTERM, and would outlive the suite.
+        defer { receiver.process.kill(SIGKILL) }
         let origin = try await TestOrigin.start(host: "127.0.0.2")
         defer { Task { await origin.shutdown() } }
         origin.route("/photo.png", .init(body: try Self.photoPNG(), contentType: "image/png"))
