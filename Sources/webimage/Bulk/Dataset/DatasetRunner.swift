@@ -26,14 +26,7 @@ struct DatasetRunner {
         // before anything is read, fetched or written.
         let s3 = try S3Destination.parse(plan.out, environment: ProcessInfo.processInfo.environment)
         // The list next: a list that cannot be read leaves the output folder as it was.
-        let reader: DatasetRowReader
-        do {
-            reader = try DatasetRowReader(path: plan.file, formatName: plan.formatName, format: plan.format,
-                                          columns: plan.columns, spelling: plan.spelling)
-            try await reader.open()
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let reader = try await openList()
         if let s3 {
             let client = S3ObjectClient(destination: s3)
             let spool = FileManager.default.temporaryDirectory
@@ -85,18 +78,23 @@ struct DatasetRunner {
         try await run(reader: reader, directory: directory, doneShards: doneShards, firstShard: firstShard, s3: nil)
     }
 
+    /// The list, opened (its first file and columns checked); a usage error when it cannot be.
+    private func openList() async throws -> DatasetRowReader {
+        do {
+            let reader = try DatasetRowReader(path: plan.file, formatName: plan.formatName, format: plan.format,
+                                              columns: plan.columns, spelling: plan.spelling)
+            try await reader.open()
+            return reader
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
     /// Reads the whole list as ``run()`` would and counts its rows and the shards they make
     /// (every input file starts a new shard, as in ``DatasetJob``), writing nothing: a list
     /// that cannot be opened is a `ValidationError` (status 2), one that stops mid-way status 1.
     func countShards() async throws -> (rows: Int, shards: Int) {
-        let reader: DatasetRowReader
-        do {
-            reader = try DatasetRowReader(path: plan.file, formatName: plan.formatName, format: plan.format,
-                                          columns: plan.columns, spelling: plan.spelling)
-            try await reader.open()
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let reader = try await openList()
         var rows = 0, shards = 0, inFile = 0
         do throws(DatasetInputError) {
             while let item = try await reader.next() {
