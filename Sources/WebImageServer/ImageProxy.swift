@@ -78,9 +78,14 @@ public final class ImageProxy: Sendable {
     static let memoryReserved = Gauge(label: "webimage_serve_memory_reserved_bytes")
     static let memoryWaits = Gauge(label: "webimage_serve_memory_waits")
 
-    /// - Parameter tracing: make a span for each stage of a request (cache tiers, source fetch,
-    ///   decode, transform, encode), under the task's current span, and send the fetch's
-    ///   `traceparent` on to http sources. Off, the stages run as if there were no tracing at all.
+    /// Makes the proxy's caches, downloader and stages from `configured`; starts nothing.
+    ///
+    /// - Parameters:
+    ///   - configured: the server's settings (flags and `IMGPROXY_*` variables, already read).
+    ///   - logger: where refused sources, failed fetches and start-up problems are logged.
+    ///   - tracing: make a span for each stage of a request (cache tiers, source fetch,
+    ///     decode, transform, encode), under the task's current span, and send the fetch's
+    ///     `traceparent` on to http sources. Off, the stages run as if there were no tracing at all.
     public init(config configured: ProxyConfig, logger: Logger = Logger(label: "WebImageServer"), tracing: Bool = false) {
         var config = configured
         // The source schemes the settings turn on.

@@ -30,7 +30,7 @@ public struct JPEGCoder: ProgressiveImageCoder {
     public init() {}
 
     /// Whether `data` starts with the JPEG SOI marker (`FF D8`), the test
-    /// ``ImageFormat/detect(_:)`` uses. A file whose next marker is damaged is still ours:
+    /// `ImageFormat.detect` uses. A file whose next marker is damaged is still ours:
     /// libjpeg skips to the next marker as it does for any corrupt stream, and what it
     /// cannot read is ``WebImageError/Code/badImageData``, not a missing decoder.
     public func canDecode(_ data: Data) -> Bool {
