@@ -144,10 +144,14 @@ final class AnimationFrameBuffer: Sendable {
                 } else if let waiter = s.waiter, waiter.position == position {
                     s.waiter = nil
                     s.held += bytes
+                    // Counted while the frame is published, so the release that take,
+                    // giveBack or close does for it can only come after.
+                    image.noteBuffered(bytes)
                     resume = (waiter.continuation, .success(frame))
                 } else {
                     s.ready[position] = frame
                     s.held += bytes
+                    image.noteBuffered(bytes)
                 }
             case .failure(let error):
                 s.failure = (position, error)
@@ -158,7 +162,6 @@ final class AnimationFrameBuffer: Sendable {
             }
             return s.startNext()
         }
-        if case .success(let frame) = result, discard == nil { image.noteBuffered(frame.pixels.bytes.count) }
         if let discard { image.recycle(discard.pixels) }
         if let (continuation, value) = resume { continuation.resume(with: value) }
         if let next { launch(next) }

@@ -64,6 +64,6 @@ final class DecoderSource: Sendable {
     var buffered: Int { state.withLock { $0.buffered } }
 
     func noteBuffered(_ delta: Int) {
-        state.withLock { $0.buffered = max(0, $0.buffered + delta) }
+        state.withLock { $0.buffered += delta }
     }
 }

@@ -10,12 +10,13 @@ struct ImageManagerCancelTests {
         let f = try await ManagerFixture()
         let url = f.serve("/q.png", ManagerTestKit.png(width: 256, height: 256))
         try await f.cache.store(nil, data: ManagerTestKit.png(width: 256, height: 256), forKey: url.absoluteString, cacheType: .disk)
-        // Keep every thread of the I/O pool busy so the query is surely still waiting for its read.
-        for _ in 0..<BlockingIOPool.shared.threadCount {
-            BlockingIOPool.shared.submit { Thread.sleep(forTimeInterval: 0.3) }
-        }
+        // The query is held until it is cancelled: a disk hit the kernel has cached is read
+        // on the calling task, so no busy I/O pool could keep it waiting.
+        let cache = ImageManagerStallTests.StallingCache(f.cache, stalling: url.absoluteString)
+        let manager = ImageManager(cache: cache, loader: f.downloader)
         let recorder = ResultRecorder()
-        let operation = f.manager.loadImage(with: url, completed: recorder.record)
+        let operation = manager.loadImage(with: url, completed: recorder.record)
+        #expect(await ManagerTestKit.eventually { cache.stalledQueries == 1 })
         operation.cancel()
         operation.cancel()
         let results = await recorder.wait(for: 1)
@@ -23,7 +24,7 @@ struct ImageManagerCancelTests {
         #expect(results.first?.error?.code == .cancelled)
         #expect(operation.isCancelled)
         #expect(f.origin.requestCount("/q.png") == 0)
-        #expect(!f.manager.isRunning)
+        #expect(!manager.isRunning)
         await f.shutdown()
     }
 
