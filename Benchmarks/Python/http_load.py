@@ -89,8 +89,10 @@ class Server:
     """One proxy as a child process tree in its own process group (so thumbor's forked
     workers end with it), with a memory sampler that runs while a measurement does."""
 
-    def __init__(self, label, command, port, health, log_path):
+    def __init__(self, label, command, port, health, log_path, env=None):
+        """`env`: variables set for the process on top of this one's."""
         self.label, self.command, self.port, self.health = label, command, port, health
+        self.env = {**os.environ, **env} if env else None
         self.log_path = Path(log_path)
         self.process = None
         self.peak_pss = self.peak_rss = 0
@@ -103,7 +105,7 @@ class Server:
     def start(self, timeout=30):
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=self.env,
                                             stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

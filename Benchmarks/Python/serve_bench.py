@@ -14,6 +14,11 @@ so instead of giving a ratio. Memory is the peak of the process tree's
 summed PSS (RSS with shared pages split among their sharers, so thumbor's forked
 workers are not counted twice), sampled every 100 ms while that side runs; the summed
 RSS is shown beside it.
+
+One more row is ours against ours: the same binary with OpenTelemetry export on (every
+request traced, `IMGPROXY_OPEN_TELEMETRY_ENABLE=1`, OTLP/HTTP to a loopback receiver,
+otlp_sink.py) and off, on the 12 MP set at c=16, alternating in each round: what tracing
+costs an operator who turns it on.
 """
 
 import base64
@@ -147,7 +152,7 @@ def still_gifs(shared, out_dir, log):
 class ServeBench:
     """Runs the serve section and returns its rows (``ROWS`` of them, always)."""
 
-    ROWS = 6
+    ROWS = 7
     BIG_BOX = 500
     MIXED_BOXES = [(160, 160), (320, 240), (500, 500), (800, 600)]
 
@@ -192,21 +197,25 @@ class ServeBench:
         big = {4: (Side("ours"), Side("thumbor")), 16: (Side("ours"), Side("thumbor"))}
         mixed = (Side("ours"), Side("thumbor"))
         cached = Side("ours")
+        traced = (Side("tracing on"), Side("tracing off"))
         memory = {}
         notes = {"mixed": 0}
-        self.origin, self.servers = None, {}
+        self.origin, self.servers, self.sink = None, {}, None
         try:
             self.start()
-            self.measure(self.origin, self.servers, big, mixed, cached, memory, notes)
+            self.measure(self.origin, self.servers, big, mixed, cached, memory, notes, traced)
         except RuntimeError as error:
-            for side in [s for pair in list(big.values()) + [mixed] for s in pair] + [cached]:
+            for side in [s for pair in list(big.values()) + [mixed, traced] for s in pair] + [cached]:
                 side.reason = side.reason or str(error)
         finally:
             for server in self.servers.values():
                 server.stop()
             if self.origin:
                 self.origin.stop()
-        return self.rows(big, mixed, cached, memory, notes)
+            if self.sink:
+                notes["exports"] = self.sink.received()
+                self.sink.stop()
+        return self.rows(big, mixed, cached, memory, notes) + [self.tracing_row(*traced, notes)]
 
     def start(self):
         """Links the sources, starts nginx and both proxies (kept in self.origin and
@@ -227,6 +236,22 @@ class ServeBench:
                                                     "--allow-private-addresses", "--host", "127.0.0.1",
                                                     "--port", str(port)],
                                  port, "/health", self.work_dir / "ours.log").start()
+        from otlp_sink import OTLPSink
+        self.sink = OTLPSink().start()
+        port = free_port()
+        self.servers["ours-traced"] = Server(
+            "webimage serve (OpenTelemetry on)",
+            [self.webimage, "serve", "--no-cache", "--allow-private-addresses", "--host", "127.0.0.1",
+             "--port", str(port)],
+            port, "/health", self.work_dir / "ours-traced.log",
+            env={"IMGPROXY_OPEN_TELEMETRY_ENABLE": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": self.sink.endpoint,
+                 "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_SERVICE_NAME": "webimage-bench"})
+        try:
+            self.servers["ours-traced"].start()
+        except RuntimeError as error:
+            # A build without the OpenTelemetry trait refuses the setting: the row says so.
+            self.tracing_reason = str(error)
+            del self.servers["ours-traced"]
         if self.peer_reason is None and (self.thumbor is None or not os.access(self.thumbor, os.X_OK)):
             self.peer_reason = "thumbor not installed (make -C Benchmarks venv)"
         if self.peer_reason is None:
@@ -301,7 +326,9 @@ class ServeBench:
         stops = [server.sample() for server in servers]
         return lambda: [stop() for stop in stops]
 
-    def measure(self, origin, servers, big, mixed, cached, memory, notes):
+    tracing_reason = None
+
+    def measure(self, origin, servers, big, mixed, cached, memory, notes, traced):
         sides = self.groups()
         if len(sides) < 2:
             for pair in list(big.values()) + [mixed]:
@@ -311,6 +338,7 @@ class ServeBench:
         memory.update({label: (sum(s.peak_pss for s in group), sum(s.peak_rss for s in group))
                        for label, group, _ in sides})
         self.measure_mixed(origin, sides, mixed, notes)
+        self.measure_tracing(origin, traced)
         self.servers["ours"].stop()
         self.measure_cached(origin, cached)
 
@@ -369,6 +397,23 @@ class ServeBench:
                 if side.reason is None:
                     report, cpu, wall = self.load(label, group, paths[label], 16, self.seconds)
                     side.add(report, cpu, wall)
+
+    def measure_tracing(self, origin, traced):
+        """Ours with OpenTelemetry on against ours with it off: the same binary, the same
+        12 MP requests at c=16, taking turns in each round (after a warm-up of each)."""
+        on, off = traced
+        if self.tracing_reason or "ours-traced" not in self.servers:
+            on.reason = off.reason = self.tracing_reason or "not started"
+            return
+        pairs = [(on, self.servers["ours-traced"]), (off, self.servers["ours"])]
+        paths = self.urls(origin, "big", self.big_names, self.big_sizes, ours_path)
+        for side, server in pairs:
+            self.load(side.label, [server], paths, 4, 1 if self.smoke else 2)
+        for r in range(self.rounds):
+            for side, server in self.rotated(pairs, r):
+                report, cpu, wall = self.load(side.label, [server], paths, 16, self.seconds)
+                side.add(report, cpu, wall)
+        self.servers.pop("ours-traced").stop()
 
     def measure_cached(self, origin, cached):
         """A second server with its caches on: one URL asked once to fill them, then again
@@ -487,6 +532,27 @@ class ServeBench:
                 verdict = "pass" if ours.rate >= goal * peer.rate else "FAIL"
         peer_text = f"{peer_label}: " + (f"not measured ({peer.reason})" if peer.reason else text(peer))
         return Row(work, text(ours), peer_text, ratio, f"≥ {goal}× thumbor's req/s", verdict)
+
+    def tracing_row(self, on, off, notes):
+        """What OpenTelemetry costs when it is on: its req/s over the same binary's with it
+        off (same run). It passes when the spans arrived and nothing failed; the ratio is
+        the finding."""
+        def text(side):
+            if not side.rate:
+                return "—"
+            cpu = f", {side.cpu * 1e3:.0f} ms CPU each" if side.cpu is not None else ""
+            busy = f", {side.cores_busy:.2f} of {self.cores} cores busy" if side.cores_busy is not None else ""
+            return f"{side.rate:.1f} req/s ({side.requests} requests{cpu}{busy})"
+        exports, size = notes.get("exports", (0, 0))
+        verdict, ratio = Row._missing(on, off), "—"
+        if verdict is None:
+            ratio = f"{on.rate / off.rate:.2f}×"
+            verdict = "measured" if exports else "FAIL: no trace export arrived"
+        ours_text = text(on) + (f"; {exports} OTLP exports, {format_bytes(size)} of spans received" if exports else "")
+        return Row("4032×3024 JPEGs → fit 440–560 px, serve --no-cache, wrk c=16: OpenTelemetry on (every request "
+                   "traced, OTLP/HTTP to a loopback receiver) vs off, same binary, turns in one run",
+                   ours_text, "the same serve with it off: " + text(off), ratio,
+                   "says what tracing costs", verdict)
 
     @staticmethod
     def floor_row(work, ours, floor):
