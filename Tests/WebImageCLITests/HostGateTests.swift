@@ -162,12 +162,14 @@ struct HostGateTests {
         }
         let elapsed = begin.duration(to: clock.now)
         #expect(elapsed >= .milliseconds(200), "\(elapsed)")
-        // Each start is stamped after its waiter resumed, so one stamp can be late by the
-        // resume's scheduling delay (a fresh clone's run read 49.86 ms between two): the gate
-        // admits by its own clock reading, 50 ms apart, and 1 ms covers the stamps' jitter.
+        // Each start is stamped after its waiter resumed, so a stamp can be late by the
+        // resume's scheduling delay, and the gap after a late one looks short (a loaded run
+        // read 45 ms). What no delay can fake: the k-th start in time order came at least
+        // k × 50 ms after the gate's first admission, which was after `begin`.
         let sorted = starts.withLock { $0 }.sorted()
-        for (earlier, later) in zip(sorted, sorted.dropFirst()) {
-            #expect(earlier.duration(to: later) >= .milliseconds(49), "\(earlier.duration(to: later))")
+        #expect(sorted.count == 5)
+        for (k, at) in sorted.enumerated() {
+            #expect(begin.duration(to: at) >= .milliseconds(50 * k), "start \(k): \(begin.duration(to: at))")
         }
     }
 
