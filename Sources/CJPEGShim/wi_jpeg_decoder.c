@@ -30,11 +30,14 @@ struct wi_jpeg_decoder {
     JSAMPROW plane_rows[3][2 * DCTSIZE];
     size_t plane_stride[3];
     unsigned plane_done[3];
-    // The scaled baseline decoder (wi_jpeg_scaled.c): at which scales planar decodes may
-    // use it (wi_jdec_allow_scaled_decoder), and its planes when it decoded the file.
+    // The scaled baseline decoder (wi_jpeg_scaled.c): at which scales decodes may use it
+    // (wi_jdec_allow_scaled_decoder), its planes when it decoded the file, and for RGBA
+    // output their conversion (wi_jpeg_scaled_rgb.c) and the rows handed out so far.
     int scaled_allowed;
     int scaled_used;
     wi_scaled_job scaled;
+    wi_scaled_rgb scaled_rgb;
+    unsigned scaled_row;
 };
 
 /// Planes the scaled decoder may allocate for one file (at most 1/16 of the pixels a
@@ -212,6 +215,7 @@ void wi_jdec_destroy(wi_jpeg_decoder *d) {
     }
     jpeg_destroy_decompress(&d->cinfo);
     wi_scaled_job_free(&d->scaled);
+    wi_scaled_rgb_free(&d->scaled_rgb);
     free(d->icc);
     for (int i = 0; i < 3; i++) {
         free(d->plane_buffer[i]);
@@ -323,23 +327,26 @@ void wi_jdec_disable_block_smoothing(wi_jpeg_decoder *d) {
     d->cinfo.do_block_smoothing = FALSE;
 }
 
-// A planar decode at 1/4 or 1/8 of complete input goes to the scaled decoder first; a file
-// it declines, or whose data it finds irregular, goes on to libjpeg as if it had not
-// looked (it reads the source's bytes without moving libjpeg's position in them).
+// A planar or RGBA decode at 1/4 or 1/8 of complete input goes to the scaled decoder
+// first; a file it declines (for RGBA output also one whose rows wi_jpeg_scaled_rgb.c
+// cannot make as libjpeg would), or whose data it finds irregular, goes on to libjpeg as
+// if it had not looked (it reads the source's bytes without moving libjpeg's position).
 static int decode_scaled(wi_jpeg_decoder *d) {
     struct jpeg_decompress_struct *c = &d->cinfo;
     // Where it pays (mode 1): at 1/8 and from a megapixel up, since building its tables
     // costs ~70 µs (a 128 × 128 file decodes 2.8× slower than with libjpeg-turbo).
     int pays = c->scale_denom == 8 && (uint64_t)c->image_width * c->image_height >= 1000000;
-    if (d->scaled_allowed == 0 || (d->scaled_allowed == 1 && !pays) || !c->raw_data_out || c->buffered_image ||
-        c->num_components != 3 || !d->is_complete || d->in_fake_eoi) {
+    if (d->scaled_allowed == 0 || (d->scaled_allowed == 1 && !pays) || c->buffered_image ||
+        (c->raw_data_out && c->num_components != 3) || !d->is_complete || d->in_fake_eoi) {
         return 0;
     }
     if (wi_scaled_setup(&d->scaled, c, scaled_max_bytes) == WI_SCALED_OK &&
+        (c->raw_data_out || wi_scaled_rgb_setup(&d->scaled_rgb, c, &d->scaled)) &&
         wi_scaled_decode(&d->scaled) == WI_SCALED_OK) {
         return 1;
     }
     wi_scaled_job_free(&d->scaled);
+    wi_scaled_rgb_free(&d->scaled_rgb);
     return 0;
 }
 
@@ -356,9 +363,27 @@ wi_jpeg_status wi_jdec_start(wi_jpeg_decoder *d) {
     return started ? WI_JPEG_OK : WI_JPEG_SUSPENDED;
 }
 
+// RGBA rows from the scaled decoder's planes: up to `max_rows` of the rest, the first at
+// `base`; how many.
+static unsigned scaled_rows(wi_jpeg_decoder *d, uint8_t *base, size_t stride, unsigned max_rows) {
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    if (c->raw_data_out) {
+        wi_error_fail((j_common_ptr)c, "The decoder was configured for planes, not rows");
+    }
+    unsigned left = c->output_height - d->scaled_row, n = max_rows < left ? max_rows : left;
+    wi_scaled_rgb_rows(&d->scaled_rgb, &d->scaled, d->scaled_row, n, base, stride);
+    d->scaled_row += n;
+    return n;
+}
+
 wi_jpeg_status wi_jdec_read_rows(wi_jpeg_decoder *d, uint8_t *base, size_t stride, unsigned *scanline) {
     GUARD(d)
     struct jpeg_decompress_struct *c = &d->cinfo;
+    if (d->scaled_used) {
+        scaled_rows(d, base + (size_t)d->scaled_row * stride, stride, c->output_height);
+        *scanline = d->scaled_row;
+        return WI_JPEG_OK;
+    }
     wi_jpeg_status status = WI_JPEG_OK;
     while (c->output_scanline < c->output_height) {
         JSAMPROW rows[8];
@@ -386,6 +411,10 @@ wi_jpeg_status wi_jdec_read_strip(wi_jpeg_decoder *d, uint8_t *base, size_t stri
     *rows = 0;
     GUARD(d)
     struct jpeg_decompress_struct *c = &d->cinfo;
+    if (d->scaled_used) {
+        *rows = scaled_rows(d, base, stride, max_rows);
+        return WI_JPEG_OK;
+    }
     unsigned done = 0;
     while (done < max_rows && c->output_scanline < c->output_height) {
         JSAMPROW pointers[16];

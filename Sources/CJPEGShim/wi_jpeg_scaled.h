@@ -77,17 +77,44 @@ int wi_scaled_huffman_build_skip(wi_scaled_huffman *t);
 /// Adds the one-coefficient table to an AC table; 0 when out of memory.
 int wi_scaled_huffman_build_fast(wi_scaled_huffman *t);
 
+struct jpeg_decompress_struct;
+
 /// Allocates the planes and decodes the scan into them.
 wi_scaled_status wi_scaled_decode(wi_scaled_job *job);
 void wi_scaled_job_free(wi_scaled_job *job);
 
-struct jpeg_decompress_struct;
 /// Fills `job` (zeroed by the caller) from a libjpeg decompressor that has read the
 /// header and had its output set (raw_data_out, scale_denom, jpeg_calc_output_dimensions):
 /// libjpeg has parsed and checked every marker up to the first scan, and its source holds
 /// the rest of the file. WI_SCALED_DECLINED for a file or scale this decoder does not take
 /// or planes over `max_bytes`; nothing is decoded yet.
 wi_scaled_status wi_scaled_setup(wi_scaled_job *job, const struct jpeg_decompress_struct *cinfo, size_t max_bytes);
+
+/// RGBA output from the planes (wi_jpeg_scaled_rgb.c): how libjpeg-turbo's
+/// jpeg_read_scanlines would turn them into JCS_EXT_RGBA rows at the same scale.
+typedef struct {
+    unsigned width, height;
+    /// 1 for a grey file (R = G = B = Y).
+    int gray;
+    /// Chroma upsampling, as libjpeg-turbo's jinit_upsampler chooses it: factor 1 or 2 per
+    /// axis, and whether the triangle (fancy) filter or replication makes the new samples.
+    int h_up, v_up, fancy;
+    /// Chroma's own size (downsampled_width and _height): where libjpeg's filter meets the edge.
+    unsigned chroma_width, chroma_height;
+    /// Two rows of chroma samples after upsampling, and one before (NULL until setup).
+    uint8_t *scratch;
+} wi_scaled_rgb;
+
+/// Fills `rgb` from a decompressor whose output is set (scale, JCS_EXT_RGBA,
+/// jpeg_calc_output_dimensions) and the `job` wi_scaled_setup filled from it: 1 when the
+/// planes it will decode can be turned into libjpeg-turbo's rows here, 0 (nothing
+/// allocated) otherwise. Decides from the headers alone, before anything is decoded.
+int wi_scaled_rgb_setup(wi_scaled_rgb *rgb, const struct jpeg_decompress_struct *cinfo, const wi_scaled_job *job);
+/// Writes output rows `first` ..< `first + count` (RGBA, the first at `out`, `stride`
+/// bytes apart) from `job`'s decoded planes.
+void wi_scaled_rgb_rows(wi_scaled_rgb *rgb, const wi_scaled_job *job, unsigned first, unsigned count,
+                        uint8_t *out, size_t stride);
+void wi_scaled_rgb_free(wi_scaled_rgb *rgb);
 
 /// The IDCTs, with libjpeg-turbo's integer arithmetic (jidctred.c): dequantize the
 /// coefficients (natural order) and write an n × n block at `out`.

@@ -16,7 +16,8 @@ int main(int argc, char **argv) {
         fclose(f);
         for (unsigned s = 4; s <= 8; s += 4) {
             char where[256] = "";
-            wi_compare_result r = wi_scaled_compare(b, n, s, (size_t)1 << 28, where, sizeof where);
+            wi_compare_result r = getenv("RGB") ? wi_scaled_compare_rgb(b, n, s, (size_t)1 << 30, where, sizeof where)
+                                                : wi_scaled_compare(b, n, s, (size_t)1 << 28, where, sizeof where);
             counts[r]++;
             const char *names[] = {"same", "declined", "irregular", "libjpeg-header-fails"};
             if (r >= 10 || getenv("VERBOSE"))

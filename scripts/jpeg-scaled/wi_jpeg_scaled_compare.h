@@ -17,4 +17,8 @@ typedef enum {
 /// Decodes `bytes` with both at 1/`scale`; on DIFFER, `*where` says plane, x, y, values.
 wi_compare_result wi_scaled_compare(const uint8_t *bytes, size_t count, unsigned scale, size_t max_bytes,
                                     char *where, size_t where_size);
+/// The same for RGBA rows (wi_jpeg_scaled_rgb.c) against libjpeg-turbo's
+/// jpeg_read_scanlines with JCS_EXT_RGBA output; `max_bytes` bounds the RGBA image.
+wi_compare_result wi_scaled_compare_rgb(const uint8_t *bytes, size_t count, unsigned scale, size_t max_bytes,
+                                        char *where, size_t where_size);
 #endif
