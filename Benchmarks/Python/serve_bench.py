@@ -18,7 +18,9 @@ RSS is shown beside it.
 One more row is ours against ours: the same binary with OpenTelemetry export on (every
 request traced, `IMGPROXY_OPEN_TELEMETRY_ENABLE=1`, OTLP/HTTP to a loopback receiver,
 otlp_sink.py) and off, on the 12 MP set at c=16, alternating in each round: what tracing
-costs an operator who turns it on.
+costs an operator who turns it on. With `WEBIMAGE_TOOL_BASELINE` naming a build without the
+OpenTelemetry trait (`make demo`'s), that build takes turns too, and the row adds what
+having the export compiled in, but off, costs.
 """
 
 import base64
@@ -197,7 +199,7 @@ class ServeBench:
         big = {4: (Side("ours"), Side("thumbor")), 16: (Side("ours"), Side("thumbor"))}
         mixed = (Side("ours"), Side("thumbor"))
         cached = Side("ours")
-        traced = (Side("tracing on"), Side("tracing off"))
+        traced = (Side("tracing on"), Side("tracing off"), Side("built without it"))
         memory = {}
         notes = {"mixed": 0}
         self.origin, self.servers, self.sink = None, {}, None
@@ -252,6 +254,20 @@ class ServeBench:
             # A build without the OpenTelemetry trait refuses the setting: the row says so.
             self.tracing_reason = str(error)
             del self.servers["ours-traced"]
+        baseline = os.environ.get("WEBIMAGE_TOOL_BASELINE")
+        if baseline:
+            port = free_port()
+            self.servers["ours-baseline"] = Server(
+                "webimage serve (built without OpenTelemetry)",
+                [baseline, "serve", "--no-cache", "--allow-private-addresses", "--host", "127.0.0.1",
+                 "--port", str(port)], port, "/health", self.work_dir / "ours-baseline.log")
+            try:
+                self.servers["ours-baseline"].start()
+            except RuntimeError as error:
+                self.baseline_reason = str(error)
+                del self.servers["ours-baseline"]
+        else:
+            self.baseline_reason = "no build without the trait named (WEBIMAGE_TOOL_BASELINE)"
         if self.peer_reason is None and (self.thumbor is None or not os.access(self.thumbor, os.X_OK)):
             self.peer_reason = "thumbor not installed (make -C Benchmarks venv)"
         if self.peer_reason is None:
@@ -327,6 +343,7 @@ class ServeBench:
         return lambda: [stop() for stop in stops]
 
     tracing_reason = None
+    baseline_reason = None
 
     def measure(self, origin, servers, big, mixed, cached, memory, notes, traced):
         sides = self.groups()
@@ -401,11 +418,15 @@ class ServeBench:
     def measure_tracing(self, origin, traced):
         """Ours with OpenTelemetry on against ours with it off: the same binary, the same
         12 MP requests at c=16, taking turns in each round (after a warm-up of each)."""
-        on, off = traced
+        on, off, baseline = traced
         if self.tracing_reason or "ours-traced" not in self.servers:
-            on.reason = off.reason = self.tracing_reason or "not started"
+            on.reason = off.reason = baseline.reason = self.tracing_reason or "not started"
             return
         pairs = [(on, self.servers["ours-traced"]), (off, self.servers["ours"])]
+        if "ours-baseline" in self.servers:
+            pairs.append((baseline, self.servers["ours-baseline"]))
+        else:
+            baseline.reason = self.baseline_reason or "not started"
         paths = self.urls(origin, "big", self.big_names, self.big_sizes, ours_path)
         for side, server in pairs:
             self.load(side.label, [server], paths, 4, 1 if self.smoke else 2)
@@ -414,6 +435,8 @@ class ServeBench:
                 report, cpu, wall = self.load(side.label, [server], paths, 16, self.seconds)
                 side.add(report, cpu, wall)
         self.servers.pop("ours-traced").stop()
+        if "ours-baseline" in self.servers:
+            self.servers.pop("ours-baseline").stop()
 
     def measure_cached(self, origin, cached):
         """A second server with its caches on: one URL asked once to fill them, then again
@@ -533,7 +556,7 @@ class ServeBench:
         peer_text = f"{peer_label}: " + (f"not measured ({peer.reason})" if peer.reason else text(peer))
         return Row(work, text(ours), peer_text, ratio, f"≥ {goal}× thumbor's req/s", verdict)
 
-    def tracing_row(self, on, off, notes):
+    def tracing_row(self, on, off, baseline, notes):
         """What OpenTelemetry costs when it is on: its req/s over the same binary's with it
         off (same run). It passes when the spans arrived and nothing failed; the ratio is
         the finding."""
@@ -549,10 +572,13 @@ class ServeBench:
             ratio = f"{on.rate / off.rate:.2f}×"
             verdict = "measured" if exports else "FAIL: no trace export arrived"
         ours_text = text(on) + (f"; {exports} OTLP exports, {format_bytes(size)} of spans received" if exports else "")
+        peer_text = "the same serve with it off: " + text(off) + "; built without the trait: " + (
+            text(baseline) if baseline.rate else f"not measured ({baseline.reason})")
+        if baseline.rate and off.rate:
+            ratio += f" (off vs built without it: {off.rate / baseline.rate:.2f}×)"
         return Row("4032×3024 JPEGs → fit 440–560 px, serve --no-cache, wrk c=16: OpenTelemetry on (every request "
                    "traced, OTLP/HTTP to a loopback receiver) vs off, same binary, turns in one run",
-                   ours_text, "the same serve with it off: " + text(off), ratio,
-                   "says what tracing costs", verdict)
+                   ours_text, peer_text, ratio, "says what tracing costs", verdict)
 
     @staticmethod
     def floor_row(work, ours, floor):
