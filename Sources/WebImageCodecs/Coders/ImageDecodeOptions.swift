@@ -43,10 +43,11 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// With a thumbnail size: how far a JPEG is shrunk while it is decoded
     /// (``ShrinkOnLoadRule/libvips``, the default, or imgproxy's rule).
     public var shrinkOnLoad: ShrinkOnLoadRule = .libvips
-    /// With a thumbnail size that decodes a baseline JPEG of a megapixel or more at 1/8 into
-    /// YCbCr planes (`JPEGPlanarTranscoder`): use WebImage's scaled decoder, which gives
-    /// libjpeg-turbo's planes byte for byte without working out the coefficients they never
-    /// use. Default ``scaledJPEGDecoderDefault`` (on unless `WEBIMAGE_JPEG_SCALED_DECODER=0`).
+    /// With a thumbnail or scale-down size that decodes a baseline JPEG of a megapixel or
+    /// more at 1/8, into RGBA (``JPEGCoder``) or YCbCr planes (`JPEGPlanarTranscoder`): use
+    /// WebImage's scaled decoder, which gives libjpeg-turbo's pixels byte for byte without
+    /// working out the coefficients they never use. Default ``scaledJPEGDecoderDefault`` (on
+    /// unless `WEBIMAGE_JPEG_SCALED_DECODER=0`).
     public var usesScaledJPEGDecoder: Bool = ImageDecodeOptions.scaledJPEGDecoderDefault
 
     /// The largest thumbnail side: 65535 pixels, the largest JPEG or GIF dimension.

@@ -11,7 +11,9 @@ import Glibc
 /// orientation (recorded in ``DecodedImage/orientation`` either way). Thumbnails and
 /// scale-down decode with libjpeg's DCT scaling (1/2, 1/4, 1/8) as far as libvips does
 /// (leaving at least 2× for the kernel, see `JPEGDecodePlan`), streaming the rows into a
-/// Lanczos3 resample to the exact size. 12-bit, lossless, JPEG-LS and DNL-sized files are beyond libjpeg-turbo 2.1
+/// Lanczos3 resample to the exact size. At 1/8 a baseline file of a megapixel or more is
+/// decoded by WebImage's scaled decoder instead of libjpeg-turbo, with the same pixels
+/// (``ImageDecodeOptions/usesScaledJPEGDecoder`` turns it off). 12-bit, lossless, JPEG-LS and DNL-sized files are beyond libjpeg-turbo 2.1
 /// and fail with ``WebImageError/Code/unsupportedFormat``. An embedded ICC profile (APP2,
 /// CMYK ones included) converts the colours to sRGB (see ``ColorManagement``); a rotated
 /// full-size decode writes its rows straight to their upright place.
@@ -42,8 +44,15 @@ public struct JPEGCoder: ProgressiveImageCoder {
     /// - Throws: ``WebImageError`` with `badImageData` (corrupt, truncated, empty),
     ///   `imageTooLarge` (checked from the header) or `unsupportedFormat`.
     public func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
+        try decodeReporting(data, options: options).image
+    }
+
+    /// ``decode(_:options:)``, also saying whether WebImage's scaled baseline decoder
+    /// decoded the file (`wi_jpeg_scaled.c`; else libjpeg-turbo did).
+    func decodeReporting(_ data: Data, options: ImageDecodeOptions) throws(WebImageError)
+        -> (image: DecodedImage, usedScaledDecoder: Bool) {
         guard !data.isEmpty else { throw WebImageError.badImageData("The JPEG data is empty") }
-        return try WebImageError.typed(as: .badImageData) { try data.withUnsafeBytes { bytes -> DecodedImage in
+        return try WebImageError.typed(as: .badImageData) { try data.withUnsafeBytes { bytes in
             let jpeg = try JPEGDecompressor()
             jpeg.setInput(bytes, isComplete: true)
             guard let header = try jpeg.readHeader() else {
@@ -53,9 +62,13 @@ public struct JPEGCoder: ProgressiveImageCoder {
                                           iccProfile: jpeg.iccProfile())
             if plan.scaleDenominator >= 4, header.has_multiple_scans != 0, header.arithmetic == 0,
                let image = try decodeFilteredScans(of: bytes, plan: plan) {
-                return image
+                return (image, false)
             }
-            return try decodePixels(jpeg, plan: plan, byteCount: bytes.count)
+            // At 1/8, a baseline file of a megapixel or more goes to the scaled decoder
+            // (wi_jdec_start decides, from the header), which gives libjpeg-turbo's pixels.
+            jpeg.allowScaledDecoder(options.usesScaledJPEGDecoder)
+            let image = try decodePixels(jpeg, plan: plan, byteCount: bytes.count)
+            return (image, jpeg.usedScaledDecoder)
         } }
     }
 
