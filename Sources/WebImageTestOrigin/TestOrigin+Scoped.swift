@@ -1,6 +1,7 @@
 extension TestOrigin {
     /// Starts an origin, runs `body` with it, and awaits its shutdown whether `body`
     /// returns or throws, so a test never leaves a shutdown to a task no one waits for.
+    @discardableResult
     public static func with<T>(
         tls: Bool = false, host: String = "127.0.0.1", isolation: isolated (any Actor)? = #isolation,
         _ body: (TestOrigin) async throws -> T

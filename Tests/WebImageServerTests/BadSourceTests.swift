@@ -10,54 +10,55 @@ import WebImageTestOrigin
 @Suite("Bad sources", .timeLimit(.minutes(1)))
 struct BadSourceTests {
     @Test func eachFailureHasItsStatus() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        let loopback = try await TestOrigin.start(host: "127.0.0.1")
-        defer { Task { await origin.shutdown(); await loopback.shutdown() } }
-        let jpeg = try Fixtures.landscapeJPEG()
-        loopback.route("/secret.jpg", .init(body: jpeg, contentType: "image/jpeg"))
-        origin.route("/page.html", .init(body: Array("<html><body>hello</body></html>".utf8), contentType: "text/html"))
-        origin.route("/mislabelled.jpg", .init(body: jpeg, contentType: "text/html"))
-        origin.route("/bomb.png", .init(body: Fixtures.pngBomb(), contentType: "image/png"))
-        var huge = TestOrigin.Response(body: Array(jpeg.prefix(1000)), contentType: "image/jpeg")
-        huge.declaredLength = 1_000_000_000
-        origin.route("/huge.jpg", huge)
-        origin.route("/gone.jpg", .status(404))
-        origin.route("/broken.jpg", .status(500))
-        origin.route("/to-loopback.jpg", .redirect(to: loopback.url("/secret.jpg").absoluteString))
-        origin.route("/to-v6.jpg", .redirect(to: "http://[::1]:\(loopback.port)/secret.jpg"))
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            try await TestOrigin.with(host: "127.0.0.1") { loopback in
+                let jpeg = try Fixtures.landscapeJPEG()
+                loopback.route("/secret.jpg", .init(body: jpeg, contentType: "image/jpeg"))
+                origin.route("/page.html", .init(body: Array("<html><body>hello</body></html>".utf8), contentType: "text/html"))
+                origin.route("/mislabelled.jpg", .init(body: jpeg, contentType: "text/html"))
+                origin.route("/bomb.png", .init(body: Fixtures.pngBomb(), contentType: "image/png"))
+                var huge = TestOrigin.Response(body: Array(jpeg.prefix(1000)), contentType: "image/jpeg")
+                huge.declaredLength = 1_000_000_000
+                origin.route("/huge.jpg", huge)
+                origin.route("/gone.jpg", .status(404))
+                origin.route("/broken.jpg", .status(500))
+                origin.route("/to-loopback.jpg", .redirect(to: loopback.url("/secret.jpg").absoluteString))
+                origin.route("/to-v6.jpg", .redirect(to: "http://[::1]:\(loopback.port)/secret.jpg"))
 
-        var config = ProxyConfig.unsigned
-        config.maxSourcePixels = 10_000_000
-        try await ProxyHarness.with(config) { proxy in
-            let cases: [(String, Int, String)] = [
-                ("/page.html", 422, "badImageData"),
-                ("/bomb.png", 422, "imageTooLarge"),
-                ("/huge.jpg", 422, "responseTooLarge"),
-                ("/gone.jpg", 404, "invalidDownloadStatusCode"),
-                ("/broken.jpg", 502, "invalidDownloadStatusCode"),
-                ("/to-loopback.jpg", 403, "forbiddenAddress"),
-                ("/to-v6.jpg", 403, "forbiddenAddress"),
-            ]
-            for (path, status, name) in cases {
-                let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url(path), "rs:fit:100:100"))
-                #expect(answer.status == status, "\(path)")
-                #expect(answer.errorCode?.name == name, "\(path)")
-                #expect(answer.header("Content-Type") == "application/json")
-                // Nothing about the internal network in the message: no address, no port.
-                let text = String(decoding: answer.body, as: UTF8.self)
-                #expect(!text.contains("127.0.0") && !text.contains("::1") && !text.contains("\(loopback.port)"), "\(text)")
+                var config = ProxyConfig.unsigned
+                config.maxSourcePixels = 10_000_000
+                try await ProxyHarness.with(config) { proxy in
+                    let cases: [(String, Int, String)] = [
+                        ("/page.html", 422, "badImageData"),
+                        ("/bomb.png", 422, "imageTooLarge"),
+                        ("/huge.jpg", 422, "responseTooLarge"),
+                        ("/gone.jpg", 404, "invalidDownloadStatusCode"),
+                        ("/broken.jpg", 502, "invalidDownloadStatusCode"),
+                        ("/to-loopback.jpg", 403, "forbiddenAddress"),
+                        ("/to-v6.jpg", 403, "forbiddenAddress"),
+                    ]
+                    for (path, status, name) in cases {
+                        let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url(path), "rs:fit:100:100"))
+                        #expect(answer.status == status, "\(path)")
+                        #expect(answer.errorCode?.name == name, "\(path)")
+                        #expect(answer.header("Content-Type") == "application/json")
+                        // Nothing about the internal network in the message: no address, no port.
+                        let text = String(decoding: answer.body, as: UTF8.self)
+                        #expect(!text.contains("127.0.0") && !text.contains("::1") && !text.contains("\(loopback.port)"), "\(text)")
+                    }
+                    // Bodies are sniffed, not judged by Content-Type: error row 2004 says it is never sent.
+                    let mislabelled = try await proxy.get(ProxyHarness.unsafePath(origin.url("/mislabelled.jpg"), "rs:fit:100:100"))
+                    #expect(mislabelled.status == 200 && mislabelled.header("Content-Type") == "image/jpeg")
+                    #expect(ProxyError.table.first { $0.code == 2004 }?.meaning.hasPrefix("never sent") == true)
+                    // The guard refused the hops before any connection: the loopback origin saw nothing.
+                    #expect(loopback.totalRequests == 0)
+                    // A loopback source named directly is refused the same way.
+                    let direct = try await proxy.get(ProxyHarness.unsafePath(loopback.url("/secret.jpg"), "rs:fit:100:100"))
+                    #expect(direct.status == 403)
+                    #expect(loopback.totalRequests == 0)
+                    #expect(try await proxy.get("/health").status == 200)
+                }
             }
-            // Bodies are sniffed, not judged by Content-Type: error row 2004 says it is never sent.
-            let mislabelled = try await proxy.get(ProxyHarness.unsafePath(origin.url("/mislabelled.jpg"), "rs:fit:100:100"))
-            #expect(mislabelled.status == 200 && mislabelled.header("Content-Type") == "image/jpeg")
-            #expect(ProxyError.table.first { $0.code == 2004 }?.meaning.hasPrefix("never sent") == true)
-            // The guard refused the hops before any connection: the loopback origin saw nothing.
-            #expect(loopback.totalRequests == 0)
-            // A loopback source named directly is refused the same way.
-            let direct = try await proxy.get(ProxyHarness.unsafePath(loopback.url("/secret.jpg"), "rs:fit:100:100"))
-            #expect(direct.status == 403)
-            #expect(loopback.totalRequests == 0)
-            #expect(try await proxy.get("/health").status == 200)
         }
     }
 
@@ -114,36 +115,36 @@ struct BadSourceTests {
     }
 
     @Test func aSlowSourceTimesOut() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/drip.jpg", .init(
-            body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg", delivery: .drip(bytes: 64, every: .milliseconds(50))))
-        var config = ProxyConfig.unsigned
-        config.requestTimeout = 1
-        try await ProxyHarness.with(config) { proxy in
-            let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url("/drip.jpg"), "rs:fit:100:100"))
-            #expect(answer.status == 504)
-            #expect(answer.errorCode?.name == "timedOut")
-            #expect(try await proxy.get("/health").status == 200)
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/drip.jpg", .init(
+                body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg", delivery: .drip(bytes: 64, every: .milliseconds(50))))
+            var config = ProxyConfig.unsigned
+            config.requestTimeout = 1
+            try await ProxyHarness.with(config) { proxy in
+                let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url("/drip.jpg"), "rs:fit:100:100"))
+                #expect(answer.status == 504)
+                #expect(answer.errorCode?.name == "timedOut")
+                #expect(try await proxy.get("/health").status == 200)
+            }
         }
     }
 
     @Test func theHostAllowlistIsEnforced() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
-        var config = ProxyConfig.unsigned
-        config.allowedHosts = ["images.example"]
-        try await ProxyHarness.with(config) { proxy in
-            let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:100:100"))
-            #expect(answer.status == 403)
-            #expect(answer.errorCode?.name == "sourceNotAllowed")
-            #expect(origin.totalRequests == 0)
-        }
-        config.allowedHosts = ["127.0.0.2"]
-        try await ProxyHarness.with(config) { proxy in
-            let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:100:100"))
-            #expect(answer.status == 200)
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
+            var config = ProxyConfig.unsigned
+            config.allowedHosts = ["images.example"]
+            try await ProxyHarness.with(config) { proxy in
+                let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:100:100"))
+                #expect(answer.status == 403)
+                #expect(answer.errorCode?.name == "sourceNotAllowed")
+                #expect(origin.totalRequests == 0)
+            }
+            config.allowedHosts = ["127.0.0.2"]
+            try await ProxyHarness.with(config) { proxy in
+                let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:100:100"))
+                #expect(answer.status == 200)
+            }
         }
     }
 

@@ -54,24 +54,24 @@ struct PlanarRenderTests {
     @Test("the proxy answers a plain shrink with the planar transcoder's bytes, and a no-op crop of the same size through RGB, within 40 dB")
     func answers() async throws {
         let jpeg = try Fixtures.landscapeJPEG()
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/a.jpg", .init(body: jpeg, contentType: "image/jpeg"))
-        let renderer = try Self.renderer("rs:fit:300:300")
-        let (decode, _) = renderer.decodeOptions(header: ImageHeader(Data(jpeg)), animated: false)
-        let encode = ImageEncodeOptions(quality: Double(renderer.quality(for: .jpeg)) / 100)
-        let planar = try #require(try JPEGPlanarTranscoder.transcode(Data(jpeg), options: decode, encode: encode))
-        try await ProxyHarness.with(.unsigned) { proxy in
-            let plain = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:300:300"))
-            #expect(plain.status == 200)
-            #expect(Data(plain.body) == planar.data)
-            // A crop of the whole source: the same geometry, but it takes the RGB path.
-            let cropped = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "c:1800:1200/rs:fit:300:300"))
-            #expect(Data(cropped.body) != planar.data)
-            let a = try Fixtures.decode(plain.body), b = try Fixtures.decode(cropped.body)
-            #expect(a.width == 300 && a.height == 200 && b.width == 300 && b.height == 200)
-            let psnr = Self.psnr(a, b)
-            #expect(psnr >= 40, "\(psnr) dB")
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/a.jpg", .init(body: jpeg, contentType: "image/jpeg"))
+            let renderer = try Self.renderer("rs:fit:300:300")
+            let (decode, _) = renderer.decodeOptions(header: ImageHeader(Data(jpeg)), animated: false)
+            let encode = ImageEncodeOptions(quality: Double(renderer.quality(for: .jpeg)) / 100)
+            let planar = try #require(try JPEGPlanarTranscoder.transcode(Data(jpeg), options: decode, encode: encode))
+            try await ProxyHarness.with(.unsigned) { proxy in
+                let plain = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fit:300:300"))
+                #expect(plain.status == 200)
+                #expect(Data(plain.body) == planar.data)
+                // A crop of the whole source: the same geometry, but it takes the RGB path.
+                let cropped = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "c:1800:1200/rs:fit:300:300"))
+                #expect(Data(cropped.body) != planar.data)
+                let a = try Fixtures.decode(plain.body), b = try Fixtures.decode(cropped.body)
+                #expect(a.width == 300 && a.height == 200 && b.width == 300 && b.height == 200)
+                let psnr = Self.psnr(a, b)
+                #expect(psnr >= 40, "\(psnr) dB")
+            }
         }
     }
 

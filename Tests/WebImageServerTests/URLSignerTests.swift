@@ -38,15 +38,15 @@ struct URLSignerTests {
     /// Without a key imgproxy accepts any signature segment, but not one that looks like an
     /// option (`/rs:fill:4:4/plain/…`: a forgotten signature).
     @Test func withoutAKeyAnySignaturePasses() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
-        try await ProxyHarness.with(.testing) { proxy in
-            for signature in ["unsafe", "insecure", "_", "anything"] {
-                #expect(try await proxy.get("/\(signature)/rs:fit:40:40/plain/\(origin.url("/a.jpg"))").status == 200)
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
+            try await ProxyHarness.with(.testing) { proxy in
+                for signature in ["unsafe", "insecure", "_", "anything"] {
+                    #expect(try await proxy.get("/\(signature)/rs:fit:40:40/plain/\(origin.url("/a.jpg"))").status == 200)
+                }
+                let forgotten = try await proxy.get("/rs:fill:4:4/plain/\(origin.url("/a.jpg"))")
+                #expect(forgotten.status == 403 && forgotten.errorCode?.name == "invalidSignature")
             }
-            let forgotten = try await proxy.get("/rs:fill:4:4/plain/\(origin.url("/a.jpg"))")
-            #expect(forgotten.status == 403 && forgotten.errorCode?.name == "invalidSignature")
         }
     }
 
@@ -57,42 +57,42 @@ struct URLSignerTests {
     }
 
     @Test func signedURLsPassAndForgedOnesAreRefused() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
-        let key: [UInt8] = Array("first key".utf8), salt: [UInt8] = Array("first salt".utf8)
-        let key2: [UInt8] = Array("rotated key".utf8), salt2: [UInt8] = Array("rotated salt".utf8)
-        var config = ProxyConfig.testing
-        config.keys = [
-            try #require(URLSigner.KeyPair(hexKey: hex(key), hexSalt: hex(salt))),
-            try #require(URLSigner.KeyPair(hexKey: hex(key2), hexSalt: hex(salt2))),
-        ]
-        try await ProxyHarness.with(config) { proxy in
-            let path = ProxyHarness.optionsPath(origin.url("/a.jpg"), "rs:fit:120:120")
-            let signed = ProxyHarness.signedPath(path, key: key, salt: salt)
-            let ok = try await proxy.get(signed)
-            #expect(ok.status == 200)
-            #expect(ok.header("Cache-Control") == "max-age=31536000, public, immutable")
-            // The second (rotated) pair signs valid URLs too.
-            #expect(try await proxy.get(ProxyHarness.signedPath(path, key: key2, salt: salt2)).status == 200)
-
-            // One character of the signature changed, the signature cut short, the path
-            // changed under a valid signature, a key nobody configured, and `unsafe`.
-            let signature = signed.dropFirst().prefix { $0 != "/" }
-            let flipped = (signature.first == "A" ? "B" : "A") + signature.dropFirst()
-            let forged = [
-                "/" + flipped + path,
-                "/" + signature.dropLast(4) + path,
-                "/" + signature + ProxyHarness.optionsPath(origin.url("/a.jpg"), "rs:fit:121:120"),
-                ProxyHarness.signedPath(path, key: Array("other".utf8), salt: salt),
-                "/unsafe" + path,
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
+            let key: [UInt8] = Array("first key".utf8), salt: [UInt8] = Array("first salt".utf8)
+            let key2: [UInt8] = Array("rotated key".utf8), salt2: [UInt8] = Array("rotated salt".utf8)
+            var config = ProxyConfig.testing
+            config.keys = [
+                try #require(URLSigner.KeyPair(hexKey: hex(key), hexSalt: hex(salt))),
+                try #require(URLSigner.KeyPair(hexKey: hex(key2), hexSalt: hex(salt2))),
             ]
-            for attempt in forged {
-                let answer = try await proxy.get(attempt)
-                #expect(answer.status == 403, "\(attempt)")
-                #expect(answer.errorCode?.name == "invalidSignature")
+            try await ProxyHarness.with(config) { proxy in
+                let path = ProxyHarness.optionsPath(origin.url("/a.jpg"), "rs:fit:120:120")
+                let signed = ProxyHarness.signedPath(path, key: key, salt: salt)
+                let ok = try await proxy.get(signed)
+                #expect(ok.status == 200)
+                #expect(ok.header("Cache-Control") == "max-age=31536000, public, immutable")
+                // The second (rotated) pair signs valid URLs too.
+                #expect(try await proxy.get(ProxyHarness.signedPath(path, key: key2, salt: salt2)).status == 200)
+
+                // One character of the signature changed, the signature cut short, the path
+                // changed under a valid signature, a key nobody configured, and `unsafe`.
+                let signature = signed.dropFirst().prefix { $0 != "/" }
+                let flipped = (signature.first == "A" ? "B" : "A") + signature.dropFirst()
+                let forged = [
+                    "/" + flipped + path,
+                    "/" + signature.dropLast(4) + path,
+                    "/" + signature + ProxyHarness.optionsPath(origin.url("/a.jpg"), "rs:fit:121:120"),
+                    ProxyHarness.signedPath(path, key: Array("other".utf8), salt: salt),
+                    "/unsafe" + path,
+                ]
+                for attempt in forged {
+                    let answer = try await proxy.get(attempt)
+                    #expect(answer.status == 403, "\(attempt)")
+                    #expect(answer.errorCode?.name == "invalidSignature")
+                }
+                #expect(origin.requestCount("/a.jpg") == 1)
             }
-            #expect(origin.requestCount("/a.jpg") == 1)
         }
     }
 

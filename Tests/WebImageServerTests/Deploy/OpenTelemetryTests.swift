@@ -132,6 +132,21 @@ struct OpenTelemetryTests {
         }
     }
 
+    /// Runs `body` with a `serve` started as ``startServe(_:extra:work:)`` does, and awaits its
+    /// stop whether `body` returns or throws; skips `body` when there is no export compiled in.
+    static func withServe(
+        _ environment: [String: String], extra: [String], work: URL, _ body: (ServeInstance) async throws -> Void
+    ) async throws {
+        guard let serve = try await startServe(environment, extra: extra, work: work) else { return }
+        do {
+            try await body(serve)
+        } catch {
+            await serve.process.stop()
+            throw error
+        }
+        await serve.process.stop()
+    }
+
     @Test("one proxied request is one trace: the incoming traceparent continued, the stages as child spans, sent on to the source; logs with the trace id; request metrics",
           .enabled(if: enabled, "the webimage product is not built"), .timeLimit(.minutes(3)))
     func oneTrace() async throws {
@@ -142,24 +157,30 @@ struct OpenTelemetryTests {
         // Killed here, not in a task the test may never run, and with SIGKILL: the receiver
         // inherits the test process's blocked SIGTERM, and would outlive the suite.
         defer { receiver.process.kill(SIGKILL) }
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/photo.png", .init(body: try Self.photoPNG(), contentType: "image/png"))
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/photo.png", .init(body: try Self.photoPNG(), contentType: "image/png"))
 
-        guard let serve = try await Self.startServe([
-            "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true",
-            "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS": "1",
-            "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "T",
-            "OTEL_METRIC_EXPORT_INTERVAL": "200",
-            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)",
-            "OTEL_EXPORTER_OTLP_PROTOCOL": "http",  // imgproxy's alias of http/protobuf
-            "OTEL_SERVICE_NAME": "webimage-under-test",
-            "OTEL_BSP_SCHEDULE_DELAY": "100",
-            "OTEL_BLRP_SCHEDULE_DELAY": "100",
-            "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
-        ], extra: ["--cache-dir", work.appendingPathComponent("cache").path, "--log-level", "debug"], work: work) else { return }
-        defer { Task { await serve.process.stop() } }
+            try await Self.withServe([
+                "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true",
+                "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS": "1",
+                "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "T",
+                "OTEL_METRIC_EXPORT_INTERVAL": "200",
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)",
+                "OTEL_EXPORTER_OTLP_PROTOCOL": "http",  // imgproxy's alias of http/protobuf
+                "OTEL_SERVICE_NAME": "webimage-under-test",
+                "OTEL_BSP_SCHEDULE_DELAY": "100",
+                "OTEL_BLRP_SCHEDULE_DELAY": "100",
+                "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            ], extra: ["--cache-dir", work.appendingPathComponent("cache").path, "--log-level", "debug"], work: work) { serve in
+                try await Self.checkOneTrace(serve, origin: origin, receiver: receiver)
+            }
+        }
+    }
 
+    /// The body of ``oneTrace()`` once `serve` runs: two requests, then the spans, logs and
+    /// metrics the receiver got. (A function of its own: inline in the test's closures, a
+    /// `second.first { … }` below found nothing though the span was there, Swift 6.3.1 debug.)
+    private static func checkOneTrace(_ serve: ServeInstance, origin: TestOrigin, receiver: Receiver) async throws {
         let url = serve.baseURL + "/unsafe/rs:fit:120:120/f:jpg/plain/" + origin.url("/photo.png").absoluteString
         // Two requests, each with a traceparent of its own: a cold one, then a memory hit.
         var traces: [(trace: String, parent: String)] = []
@@ -228,37 +249,38 @@ struct OpenTelemetryTests {
         // Killed here, not in a task the test may never run, and with SIGKILL: the receiver
         // inherits the test process's blocked SIGTERM, and would outlive the suite.
         defer { receiver.process.kill(SIGKILL) }
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/photo.png", .init(body: try Self.photoPNG(), contentType: "image/png"))
-        guard let serve = try await Self.startServe([
-            "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true",
-            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)",
-            "OTEL_EXPORTER_OTLP_TIMEOUT": "3000",
-            "OTEL_BSP_SCHEDULE_DELAY": "50",
-            "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
-        ], extra: ["--no-cache"], work: work) else { return }
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/photo.png", .init(body: try Self.photoPNG(), contentType: "image/png"))
+            try await Self.withServe([
+                "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true",
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)",
+                "OTEL_EXPORTER_OTLP_TIMEOUT": "3000",
+                "OTEL_BSP_SCHEDULE_DELAY": "50",
+                "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            ], extra: ["--no-cache"], work: work) { serve in
 
-        // Requests spread over 3 s, so that batches are exported (and hang) meanwhile. An export
-        // in a request's way would hold it for the export's whole timeout (3 s); a request
-        // takes milliseconds, so the bound tells the two apart even on a loaded machine.
-        var slowest = Duration.zero
-        for i in 0..<30 {
-            let start = ContinuousClock.now
-            let url = serve.baseURL + "/unsafe/rs:fit:\(60 + i):60/f:jpg/plain/" + origin.url("/photo.png").absoluteString
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
-            _ = try await response.body.collect(upTo: 1 << 20)
-            #expect(response.status == .ok)
-            slowest = max(slowest, ContinuousClock.now - start)
-            try await Task.sleep(for: .milliseconds(100))
+                // Requests spread over 3 s, so that batches are exported (and hang) meanwhile. An export
+                // in a request's way would hold it for the export's whole timeout (3 s); a request
+                // takes milliseconds, so the bound tells the two apart even on a loaded machine.
+                var slowest = Duration.zero
+                for i in 0..<30 {
+                    let start = ContinuousClock.now
+                    let url = serve.baseURL + "/unsafe/rs:fit:\(60 + i):60/f:jpg/plain/" + origin.url("/photo.png").absoluteString
+                    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                    _ = try await response.body.collect(upTo: 1 << 20)
+                    #expect(response.status == .ok)
+                    slowest = max(slowest, ContinuousClock.now - start)
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(slowest < .seconds(3), "the slowest request took \(slowest)")
+                // By now the first batches have timed out, one after the other.
+                try await Task.sleep(for: .seconds(4))
+                await serve.process.stop()
+                let log = (try? String(contentsOf: serve.process.log, encoding: .utf8)) ?? ""
+                let failures = log.split(separator: "\n").filter { $0.contains("webimage.otel") && $0.contains("Failed to export") }
+                #expect(failures.count == 1, "one warning for the failing exports, got \(failures.count):\n\(log.suffix(2000))")
+            }
         }
-        #expect(slowest < .seconds(3), "the slowest request took \(slowest)")
-        // By now the first batches have timed out, one after the other.
-        try await Task.sleep(for: .seconds(4))
-        await serve.process.stop()
-        let log = (try? String(contentsOf: serve.process.log, encoding: .utf8)) ?? ""
-        let failures = log.split(separator: "\n").filter { $0.contains("webimage.otel") && $0.contains("Failed to export") }
-        #expect(failures.count == 1, "one warning for the failing exports, got \(failures.count):\n\(log.suffix(2000))")
     }
 
     @Test("grpc is refused at start, naming http/protobuf; off, the OTEL_* variables are not read",
@@ -275,9 +297,8 @@ struct OpenTelemetryTests {
         let text = (try? String(contentsOf: run.log, encoding: .utf8)) ?? ""
         #expect(text.contains("OTEL_EXPORTER_OTLP_PROTOCOL") && text.contains("http/protobuf"), "\(text)")
         // Off (the default), the same grpc setting is not even read: the server starts.
-        let off = try await ServeInstance.start(
+        try await ServeInstance.with(
             [], environment: ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"], log: work.appendingPathComponent("off.log"),
-            client: .shared, executable: Self.executable)
-        await off.process.stop()
+            client: .shared, executable: Self.executable) { _ in }
     }
 }

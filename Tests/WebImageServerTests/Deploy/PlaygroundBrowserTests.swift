@@ -41,39 +41,39 @@ struct PlaygroundBrowserTests {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-playground-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let server = try await ServeInstance.start(["--no-cache"], log: work.appendingPathComponent("serve.log"), client: client)
-        defer { Task { await server.process.stop() } }
-        let browser = try await BrowserSession.start(work: work, scale: 1, client: client)
-        do {
-            try await browser.open(server.baseURL + "/gallery")
-            let first = try #require(try await browser.executeAsync(Self.state(after: 1)) as? [String: Any])
-            #expect(first["updates"] as? Int == 1)
-            #expect((first["url"] as? String)?.contains("/unsafe/rs:fit:480:320/") == true)
-            #expect(first["imageHidden"] as? Bool == false)
-            let width = first["width"] as? Int ?? 0, height = first["height"] as? Int ?? 0
-            #expect(width > 0 && width <= 480 && height > 0 && height <= 320 && (width == 480 || height == 320))
-            let info = try #require((first["info"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
-            #expect(info["blurhash"] is String && info["thumb_hash"] is String && info["width"] is Int)
+        try await ServeInstance.with(["--no-cache"], log: work.appendingPathComponent("serve.log"), client: client) { server in
+            let browser = try await BrowserSession.start(work: work, scale: 1, client: client)
+            do {
+                try await browser.open(server.baseURL + "/gallery")
+                let first = try #require(try await browser.executeAsync(Self.state(after: 1)) as? [String: Any])
+                #expect(first["updates"] as? Int == 1)
+                #expect((first["url"] as? String)?.contains("/unsafe/rs:fit:480:320/") == true)
+                #expect(first["imageHidden"] as? Bool == false)
+                let width = first["width"] as? Int ?? 0, height = first["height"] as? Int ?? 0
+                #expect(width > 0 && width <= 480 && height > 0 && height <= 320 && (width == 480 || height == 320))
+                let info = try #require((first["info"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+                #expect(info["blurhash"] is String && info["thumb_hash"] is String && info["width"] is Int)
 
-            let narrower = try #require(try await browser.executeAsync(Self.state(after: 2, change: Self.set("width", "200"))) as? [String: Any])
-            #expect((narrower["url"] as? String)?.contains("/unsafe/rs:fit:200:320/") == true)
-            #expect((narrower["width"] as? Int) == 200)
-            #expect((narrower["bytes"] as? String)?.contains("bytes") == true)
+                let narrower = try #require(try await browser.executeAsync(Self.state(after: 2, change: Self.set("width", "200"))) as? [String: Any])
+                #expect((narrower["url"] as? String)?.contains("/unsafe/rs:fit:200:320/") == true)
+                #expect((narrower["width"] as? Int) == 200)
+                #expect((narrower["bytes"] as? String)?.contains("bytes") == true)
 
-            let invalid = try #require(try await browser.executeAsync(Self.state(after: 3, change: Self.set("extra", "nonsense:1"))) as? [String: Any])
-            #expect(invalid["imageHidden"] as? Bool == true)
-            let error = invalid["shownError"] as? String ?? ""
-            #expect(error.hasPrefix("HTTP 400") && error.contains("invalidOptions"), "\(error)")
+                let invalid = try #require(try await browser.executeAsync(Self.state(after: 3, change: Self.set("extra", "nonsense:1"))) as? [String: Any])
+                #expect(invalid["imageHidden"] as? Bool == true)
+                let error = invalid["shownError"] as? String ?? ""
+                #expect(error.hasPrefix("HTTP 400") && error.contains("invalidOptions"), "\(error)")
 
-            let screenshot = try await browser.screenshot()
-            let output = ServeInstance.packageRoot.appendingPathComponent(".build/test-output")
-            try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-            try screenshot.write(to: output.appendingPathComponent("playground.png"))
-            #expect(screenshot.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-        } catch {
+                let screenshot = try await browser.screenshot()
+                let output = ServeInstance.packageRoot.appendingPathComponent(".build/test-output")
+                try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+                try screenshot.write(to: output.appendingPathComponent("playground.png"))
+                #expect(screenshot.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            } catch {
+                await browser.close()
+                throw error
+            }
             await browser.close()
-            throw error
         }
-        await browser.close()
     }
 }

@@ -52,6 +52,24 @@ struct ServeInstance: Sendable {
         return instance
     }
 
+    /// Starts an instance as ``start(_:environment:unsigned:log:client:executable:)`` does, runs
+    /// `body` with it, and awaits its stop whether `body` returns or throws.
+    static func with<T>(
+        _ extra: [String], environment: [String: String] = [:], unsigned: Bool = true, log: URL, client: HTTPClient,
+        executable: URL = ServeInstance.executable, _ body: (ServeInstance) async throws -> T
+    ) async throws -> T {
+        let instance = try await start(
+            extra, environment: environment, unsigned: unsigned, log: log, client: client, executable: executable)
+        do {
+            let result = try await body(instance)
+            await instance.process.stop()
+            return result
+        } catch {
+            await instance.process.stop()
+            throw error
+        }
+    }
+
     /// Polls `url` until it answers 200, for up to `timeout`.
     static func waitUntilHealthy(
         _ url: String, process: ChildProcess, client: HTTPClient, timeout: Duration = .seconds(60)

@@ -66,47 +66,47 @@ struct ServeLimitsTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let cache = work.appendingPathComponent("cache")
         let limit = 1 << 20
-        let origin = try await TestOrigin.start()
-        defer { Task { await origin.shutdown() } }
-        let photo = try Data(contentsOf: ServeInstance.packageRoot.appendingPathComponent("Tests/Fixtures/corpus/jpeg/wuffs/harvesters.jpeg"))
-        origin.route("/photo.jpg", .init(body: Array(photo), contentType: "image/jpeg"))
-        let flags = ["--cache-dir", cache.path, "--allow-private-addresses", "--cache-max-size", "\(limit)"]
+        try await TestOrigin.with { origin in
+            let photo = try Data(contentsOf: ServeInstance.packageRoot.appendingPathComponent("Tests/Fixtures/corpus/jpeg/wuffs/harvesters.jpeg"))
+            origin.route("/photo.jpg", .init(body: Array(photo), contentType: "image/jpeg"))
+            let flags = ["--cache-dir", cache.path, "--allow-private-addresses", "--cache-max-size", "\(limit)"]
 
-        var serve = try await ServeInstance.start(flags + ["--quality", "90"], log: work.appendingPathComponent("a.log"), client: .shared)
-        let probe = Self.path(origin.url("/photo.jpg"), "rs:fit:500:500", ext: "jpg")
-        let first = try await Self.get(serve.baseURL, probe)
-        #expect(first.status == 200)
-        // Distinct outputs of ~40-90 KB each: far more than the limit in all.
-        let base = serve.baseURL
-        for batch in 0..<4 {
-            try await withThrowingTaskGroup(of: Int.self) { group in
-                for i in 0..<12 {
-                    let side = 300 + batch * 60 + i * 5
-                    let path = Self.path(origin.url("/photo.jpg"), "rs:fit:\(side):\(side)/q:95", ext: "jpg")
-                    group.addTask { try await Self.get(base, path).status }
+            var serve = try await ServeInstance.start(flags + ["--quality", "90"], log: work.appendingPathComponent("a.log"), client: .shared)
+            let probe = Self.path(origin.url("/photo.jpg"), "rs:fit:500:500", ext: "jpg")
+            let first = try await Self.get(serve.baseURL, probe)
+            #expect(first.status == 200)
+            // Distinct outputs of ~40-90 KB each: far more than the limit in all.
+            let base = serve.baseURL
+            for batch in 0..<4 {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for i in 0..<12 {
+                        let side = 300 + batch * 60 + i * 5
+                        let path = Self.path(origin.url("/photo.jpg"), "rs:fit:\(side):\(side)/q:95", ext: "jpg")
+                        group.addTask { try await Self.get(base, path).status }
+                    }
+                    for try await status in group { #expect(status == 200) }
                 }
-                for try await status in group { #expect(status == 200) }
+                // Result writes finish in the background, each linking its entry and then trimming
+                // in one locked step; a directory walk is no snapshot, so one that overlaps such a
+                // step can add a file already trimmed to one just linked. Read when the writes are done.
+                let used = try await Self.settledUsage(cache)
+                #expect(used.entries <= limit, "batch \(batch): \(used.entries) bytes of entries")
+                #expect(used.all <= limit + 12 * 200_000, "batch \(batch): \(used.all) bytes in all")
             }
-            // Result writes finish in the background, each linking its entry and then trimming
-            // in one locked step; a directory walk is no snapshot, so one that overlaps such a
-            // step can add a file already trimmed to one just linked. Read when the writes are done.
-            let used = try await Self.settledUsage(cache)
-            #expect(used.entries <= limit, "batch \(batch): \(used.entries) bytes of entries")
-            #expect(used.all <= limit + 12 * 200_000, "batch \(batch): \(used.all) bytes in all")
-        }
-        await serve.process.stop()
-        #expect(serve.process.process.terminationStatus == 0)
-        let after = Self.usage(cache)
-        #expect(after.entries <= limit, "after SIGTERM: \(after.entries)")
-        #expect(after.all <= limit + 64, "after SIGTERM nothing is in flight: \(after.all)")
+            await serve.process.stop()
+            #expect(serve.process.process.terminationStatus == 0)
+            let after = Self.usage(cache)
+            #expect(after.entries <= limit, "after SIGTERM: \(after.entries)")
+            #expect(after.all <= limit + 64, "after SIGTERM nothing is in flight: \(after.all)")
 
-        // The same directory, another default quality: new bytes under a new ETag.
-        serve = try await ServeInstance.start(flags + ["--quality", "30"], log: work.appendingPathComponent("b.log"), client: .shared)
-        let second = try await Self.get(serve.baseURL, probe)
-        #expect(second.status == 200)
-        #expect(second.etag != first.etag)
-        #expect(second.body != first.body && second.body.count < first.body.count)
-        await serve.process.stop()
+            // The same directory, another default quality: new bytes under a new ETag.
+            serve = try await ServeInstance.start(flags + ["--quality", "30"], log: work.appendingPathComponent("b.log"), client: .shared)
+            let second = try await Self.get(serve.baseURL, probe)
+            #expect(second.status == 200)
+            #expect(second.etag != first.etag)
+            #expect(second.body != first.body && second.body.count < first.body.count)
+            await serve.process.stop()
+        }
     }
 
     /// The process's peak resident set (VmHWM) and current one (VmRSS), in bytes.
@@ -160,50 +160,50 @@ struct ServeLimitsTests {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-memory-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let origin = try await TestOrigin.start()
-        defer { Task { await origin.shutdown() } }
-        origin.route("/photo.jpg", .init(body: Array(photo), contentType: "image/jpeg"))
-        let serve = try await ServeInstance.start(
-            ["--cache-dir", work.appendingPathComponent("cache").path, "--allow-private-addresses",
-             "--max-memory", "\(budget)", "--max-concurrent-transforms", "8", "--max-queue", "\(requests)"],
-            log: work.appendingPathComponent("serve.log"), client: .shared)
-        // Warm up: the source is fetched and cached, the codecs are loaded.
-        let warm = try await get(serve.baseURL, path(origin.url("/photo.jpg"), "rs:fit:99:99", ext: "jpg"))
-        #expect(warm.status == 200)
-        let baseline = try #require(memory(of: serve.process.pid))
-        let canReset = resetPeak(of: serve.process.pid)
-        let start = canReset ? baseline.now : baseline.peak
-        let next = Tickets()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    while true {
-                        let i = next.take(below: requests)
-                        guard let i else { return }
-                        let side = 100 + i
-                        let answer = try await get(serve.baseURL, path(origin.url("/photo.jpg"), "rs:fit:\(side):\(side)", ext: "jpg"))
-                        #expect(answer.status == 200, "request \(i)")
+        try await TestOrigin.with { origin in
+            origin.route("/photo.jpg", .init(body: Array(photo), contentType: "image/jpeg"))
+            let serve = try await ServeInstance.start(
+                ["--cache-dir", work.appendingPathComponent("cache").path, "--allow-private-addresses",
+                 "--max-memory", "\(budget)", "--max-concurrent-transforms", "8", "--max-queue", "\(requests)"],
+                log: work.appendingPathComponent("serve.log"), client: .shared)
+            // Warm up: the source is fetched and cached, the codecs are loaded.
+            let warm = try await get(serve.baseURL, path(origin.url("/photo.jpg"), "rs:fit:99:99", ext: "jpg"))
+            #expect(warm.status == 200)
+            let baseline = try #require(memory(of: serve.process.pid))
+            let canReset = resetPeak(of: serve.process.pid)
+            let start = canReset ? baseline.now : baseline.peak
+            let next = Tickets()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        while true {
+                            let i = next.take(below: requests)
+                            guard let i else { return }
+                            let side = 100 + i
+                            let answer = try await get(serve.baseURL, path(origin.url("/photo.jpg"), "rs:fit:\(side):\(side)", ext: "jpg"))
+                            #expect(answer.status == 200, "request \(i)")
+                        }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+            let after = try #require(memory(of: serve.process.pid))
+            // The budget made requests wait for each other (the gauge counts them).
+            let metrics = String(decoding: try await get(serve.baseURL, "/metrics").body, as: UTF8.self)
+            let waits = metrics.split(separator: "\n").first { $0.hasPrefix("webimage_serve_memory_waits ") }
+                .flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            #expect(waits > 0, "no request waited for memory")
+            await serve.process.stop()
+            let grown = after.peak - start
+            print("peak RSS grew by \(grown >> 20) MiB under a \(budget >> 20) MiB budget")
+            if Sanitizer.thread {
+                print("peak RSS not bounded under ThreadSanitizer (shadow memory); make test checks it")
+            } else {
+                #expect(grown <= budget + 8 << 20, "peak RSS grew by \(grown >> 20) MiB over a \(budget >> 20) MiB budget")
+            }
+            let log = (try? String(contentsOf: serve.process.log, encoding: .utf8)) ?? ""
+            #expect(!log.contains("warning"), "\(serve.process.logTail)")
         }
-        let after = try #require(memory(of: serve.process.pid))
-        // The budget made requests wait for each other (the gauge counts them).
-        let metrics = String(decoding: try await get(serve.baseURL, "/metrics").body, as: UTF8.self)
-        let waits = metrics.split(separator: "\n").first { $0.hasPrefix("webimage_serve_memory_waits ") }
-            .flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
-        #expect(waits > 0, "no request waited for memory")
-        await serve.process.stop()
-        let grown = after.peak - start
-        print("peak RSS grew by \(grown >> 20) MiB under a \(budget >> 20) MiB budget")
-        if Sanitizer.thread {
-            print("peak RSS not bounded under ThreadSanitizer (shadow memory); make test checks it")
-        } else {
-            #expect(grown <= budget + 8 << 20, "peak RSS grew by \(grown >> 20) MiB over a \(budget >> 20) MiB budget")
-        }
-        let log = (try? String(contentsOf: serve.process.log, encoding: .utf8)) ?? ""
-        #expect(!log.contains("warning"), "\(serve.process.logTail)")
     }
 }
 

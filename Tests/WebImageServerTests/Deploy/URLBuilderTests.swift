@@ -63,36 +63,37 @@ struct URLBuilderTests {
     /// Starts `serve` with `environment`, lets the builders write their URLs for it and checks
     /// the answers of those `selected` picks (all of them by default).
     static func check(environment: [String: String], work: URL, selected: (Case) -> Bool = { _ in true }) async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/frame.png", .init(body: try framedPNG(), contentType: "image/png"))
-        // An imgproxy deployment's environment: loopback sources are allowed only because
-        // the origin here is on loopback.
-        let serverEnvironment = environment.merging(["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"]) { $1 }
-        let serve = try await ServeInstance.start(
-            ["--no-cache"], environment: serverEnvironment, unsigned: false,
-            log: work.appendingPathComponent("serve.log"), client: .shared)
-        defer { Task { await serve.process.stop() } }
-        var builderEnvironment = environment
-        builderEnvironment["IMGPROXY_URL"] = serve.baseURL
-        let cases = try await buildURLs(source: origin.url("/frame.png"), environment: builderEnvironment, work: work)
-        #expect(cases.count >= 70)
-        for c in cases where selected(c) {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: c.url), timeout: .seconds(60))
-            let body = Data(buffer: try await response.body.collect(upTo: 64 << 20))
-            let label = "\(c.builder), \(c.what): \(c.url)"
-            #expect(Int(response.status.code) == c.status, "\(label) → \(response.status.code) \(String(decoding: body.prefix(300), as: UTF8.self))")
-            guard Int(response.status.code) == 200, c.status == 200 else { continue }
-            let image = try ImageCodersManager.shared.decode(body, options: ImageDecodeOptions())
-            if let size = c.size {
-                #expect([image.width, image.height] == size, "\(label) → \(image.width)x\(image.height), imgproxy gives \(size[0])x\(size[1])")
-            }
-            if let format = c.format {
-                #expect(image.format.rawValue == format, "\(label) → \(image.format)")
-            }
-            if let header = c.header, header.count == 2 {
-                let value = response.headers.first(name: header[0]) ?? ""
-                #expect(value.hasPrefix(header[1]), "\(label) → \(header[0]): \(value)")
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/frame.png", .init(body: try framedPNG(), contentType: "image/png"))
+            // An imgproxy deployment's environment: loopback sources are allowed only because
+            // the origin here is on loopback.
+            let serverEnvironment = environment.merging(["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"]) { $1 }
+            try await ServeInstance.with(
+                ["--no-cache"], environment: serverEnvironment, unsigned: false,
+                log: work.appendingPathComponent("serve.log"), client: .shared
+            ) { serve in
+                var builderEnvironment = environment
+                builderEnvironment["IMGPROXY_URL"] = serve.baseURL
+                let cases = try await buildURLs(source: origin.url("/frame.png"), environment: builderEnvironment, work: work)
+                #expect(cases.count >= 70)
+                for c in cases where selected(c) {
+                    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: c.url), timeout: .seconds(60))
+                    let body = Data(buffer: try await response.body.collect(upTo: 64 << 20))
+                    let label = "\(c.builder), \(c.what): \(c.url)"
+                    #expect(Int(response.status.code) == c.status, "\(label) → \(response.status.code) \(String(decoding: body.prefix(300), as: UTF8.self))")
+                    guard Int(response.status.code) == 200, c.status == 200 else { continue }
+                    let image = try ImageCodersManager.shared.decode(body, options: ImageDecodeOptions())
+                    if let size = c.size {
+                        #expect([image.width, image.height] == size, "\(label) → \(image.width)x\(image.height), imgproxy gives \(size[0])x\(size[1])")
+                    }
+                    if let format = c.format {
+                        #expect(image.format.rawValue == format, "\(label) → \(image.format)")
+                    }
+                    if let header = c.header, header.count == 2 {
+                        let value = response.headers.first(name: header[0]) ?? ""
+                        #expect(value.hasPrefix(header[1]), "\(label) → \(header[0]): \(value)")
+                    }
+                }
             }
         }
     }

@@ -57,15 +57,15 @@ struct InfoCommandTests {
 
     @Test("A URL is fetched and described")
     func url() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.1")
-        defer { Task { await origin.shutdown() } }
-        let png = try LocalRoot.png(LocalRoot.gradient)
-        origin.route("/a.png", .init(body: Array(png), contentType: "image/png"))
-        let run = try await Self.run(["info", origin.url("/a.png").absoluteString, "--json", "--average"])
-        #expect(run.status == 0, "\(String(decoding: run.out, as: UTF8.self))")
-        let object = try Self.object(run.out)
-        #expect(object["size"] as? Int == png.count)
-        #expect(object["average"] as? [String: Int] == ["R": 124, "G": 124, "B": 128, "A": 255])
+        try await TestOrigin.with(host: "127.0.0.1") { origin in
+            let png = try LocalRoot.png(LocalRoot.gradient)
+            origin.route("/a.png", .init(body: Array(png), contentType: "image/png"))
+            let run = try await Self.run(["info", origin.url("/a.png").absoluteString, "--json", "--average"])
+            #expect(run.status == 0, "\(String(decoding: run.out, as: UTF8.self))")
+            let object = try Self.object(run.out)
+            #expect(object["size"] as? Int == png.count)
+            #expect(object["average"] as? [String: Int] == ["R": 124, "G": 124, "B": 128, "A": 255])
+        }
     }
 
     @Test("Not an image: exit 1 and a JSON error; bad usage: exit 2")

@@ -11,12 +11,12 @@ import WebImageTestOrigin
 @Suite("imgproxy conformance: formats and headers", .timeLimit(.minutes(2)))
 struct OutputConformanceTests {
     static func withProxy(_ config: ProxyConfig = .unsigned, _ body: (ProxyHarness, TestOrigin) async throws -> Void) async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/photo.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
-        origin.route("/opaque.png", .init(body: try SizeConformanceTests.png(120, 80), contentType: "image/png"))
-        origin.route("/anim.gif", .init(body: try Fixtures.animatedGIF(), contentType: "image/gif"))
-        try await ProxyHarness.with(config) { proxy in try await body(proxy, origin) }
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/photo.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))
+            origin.route("/opaque.png", .init(body: try SizeConformanceTests.png(120, 80), contentType: "image/png"))
+            origin.route("/anim.gif", .init(body: try Fixtures.animatedGIF(), contentType: "image/gif"))
+            try await ProxyHarness.with(config) { proxy in try await body(proxy, origin) }
+        }
     }
 
     static func path(_ origin: TestOrigin, _ file: String, _ options: String, ext: String? = nil) -> String {

@@ -28,17 +28,17 @@ struct SizeConformanceTests {
 
     /// Requests each `options` for a source of `size` and checks the result's size.
     static func check(source size: (Int, Int), _ cases: [(String, Int, Int)], config: ProxyConfig = .unsigned) async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        origin.route("/src.png", .init(body: try png(size.0, size.1), contentType: "image/png"))
-        try await ProxyHarness.with(config) { proxy in
-            for (options, width, height) in cases {
-                let answer = try await proxy.get("/unsafe/\(options)/plain/\(origin.url("/src.png"))")
-                #expect(answer.status == 200, "\(options): \(String(decoding: answer.body, as: UTF8.self))")
-                guard answer.status == 200 else { continue }
-                let image = try Fixtures.decode(answer.body)
-                #expect(image.width == width && image.height == height,
-                        "\(options) on \(size.0)x\(size.1): \(image.width)x\(image.height), imgproxy gives \(width)x\(height)")
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            origin.route("/src.png", .init(body: try png(size.0, size.1), contentType: "image/png"))
+            try await ProxyHarness.with(config) { proxy in
+                for (options, width, height) in cases {
+                    let answer = try await proxy.get("/unsafe/\(options)/plain/\(origin.url("/src.png"))")
+                    #expect(answer.status == 200, "\(options): \(String(decoding: answer.body, as: UTF8.self))")
+                    guard answer.status == 200 else { continue }
+                    let image = try Fixtures.decode(answer.body)
+                    #expect(image.width == width && image.height == height,
+                            "\(options) on \(size.0)x\(size.1): \(image.width)x\(image.height), imgproxy gives \(width)x\(height)")
+                }
             }
         }
     }
@@ -115,16 +115,16 @@ struct SizeConformanceTests {
 
     @Test("EXIF orientation: applied by default, not with auto_rotate:0")
     func exifOrientation() async throws {
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        defer { Task { await origin.shutdown() } }
-        // Landscape_6.jpg: stored 1200×1800, EXIF 6, displayed 1800×1200.
-        let jpeg = Array(try Data(contentsOf: Fixtures.corpus.appendingPathComponent("jpeg/exif-orientation/Landscape_6.jpg")))
-        origin.route("/o6.jpg", .init(body: jpeg, contentType: "image/jpeg"))
-        try await ProxyHarness.with(.unsigned) { proxy in
-            for (options, width, height) in [("rs:fit:300:300", 300, 200), ("rs:fit:300:300/ar:0", 200, 300), ("rs:fit:300:300/rot:90", 200, 300)] {
-                let answer = try await proxy.get("/unsafe/\(options)/plain/\(origin.url("/o6.jpg"))")
-                let image = try Fixtures.decode(answer.body)
-                #expect(image.width == width && image.height == height, "\(options): \(image.width)x\(image.height)")
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            // Landscape_6.jpg: stored 1200×1800, EXIF 6, displayed 1800×1200.
+            let jpeg = Array(try Data(contentsOf: Fixtures.corpus.appendingPathComponent("jpeg/exif-orientation/Landscape_6.jpg")))
+            origin.route("/o6.jpg", .init(body: jpeg, contentType: "image/jpeg"))
+            try await ProxyHarness.with(.unsigned) { proxy in
+                for (options, width, height) in [("rs:fit:300:300", 300, 200), ("rs:fit:300:300/ar:0", 200, 300), ("rs:fit:300:300/rot:90", 200, 300)] {
+                    let answer = try await proxy.get("/unsafe/\(options)/plain/\(origin.url("/o6.jpg"))")
+                    let image = try Fixtures.decode(answer.body)
+                    #expect(image.width == width && image.height == height, "\(options): \(image.width)x\(image.height)")
+                }
             }
         }
     }

@@ -55,4 +55,18 @@ struct ProxyClient: Sendable {
     }
 
     func shutdown() async throws { try await http.shutdown() }
+
+    /// Runs `body` with a client of the server on `port` and awaits the client's shutdown
+    /// whether `body` returns or throws.
+    static func with<T>(port: Int, _ body: (ProxyClient) async throws -> T) async throws -> T {
+        let client = ProxyClient(port: port)
+        do {
+            let result = try await body(client)
+            try? await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
 }
