@@ -18,27 +18,27 @@ struct MetricsOptionTests {
 
     @Test("downloads, failures by code, misses, then disk hits on a second run; stdout stays JSON only")
     func countsWhatHappened() async throws {
-        let origin = try await TestOrigin.start()
-        defer { Task { await origin.shutdown() } }
-        let png = try Corpus.data("png/image-png/basi3p01_2.png")
-        origin.route("/a.png", .init(body: Array(png), contentType: "image/png"))
-        origin.route("/gone.png", .status(404))
-        let cache = try TemporaryDirectory()
-        let urls = ["/a.png", "/gone.png", "/a.png"].map { origin.url($0).absoluteString }
+        try await TestOrigin.with { origin in
+            let png = try Corpus.data("png/image-png/basi3p01_2.png")
+            origin.route("/a.png", .init(body: Array(png), contentType: "image/png"))
+            origin.route("/gone.png", .status(404))
+            let cache = try TemporaryDirectory()
+            let urls = ["/a.png", "/gone.png", "/a.png"].map { origin.url($0).absoluteString }
 
-        let first = try await WebImageTool.run(["fetch"] + urls + ["--cache-dir", cache.path, "--json", "--metrics"])
-        #expect(first.status == 1, "one URL failed")
-        #expect(try first.jsonLines().count == 3, "stdout has only the JSON lines")
-        #expect(Self.sample(WebImageMetrics.Name.downloadBytes, in: first.err) == Double(png.count),
-                "one coalesced transfer of the image; the 404's body is never read\n\(first.err)")
-        #expect(Self.sample(#"webimage_load_failures_total{code="invalidDownloadStatusCode"}"#, in: first.err) == 1)
-        #expect((Self.sample(WebImageMetrics.Name.cacheMisses, in: first.err) ?? 0) >= 2)
-        #expect(first.err.contains(WebImageMetrics.Name.downloadDuration))
+            let first = try await WebImageTool.run(["fetch"] + urls + ["--cache-dir", cache.path, "--json", "--metrics"])
+            #expect(first.status == 1, "one URL failed")
+            #expect(try first.jsonLines().count == 3, "stdout has only the JSON lines")
+            #expect(Self.sample(WebImageMetrics.Name.downloadBytes, in: first.err) == Double(png.count),
+                    "one coalesced transfer of the image; the 404's body is never read\n\(first.err)")
+            #expect(Self.sample(#"webimage_load_failures_total{code="invalidDownloadStatusCode"}"#, in: first.err) == 1)
+            #expect((Self.sample(WebImageMetrics.Name.cacheMisses, in: first.err) ?? 0) >= 2)
+            #expect(first.err.contains(WebImageMetrics.Name.downloadDuration))
 
-        let second = try await WebImageTool.run(["fetch", urls[0], "--cache-dir", cache.path, "--json", "--metrics"])
-        #expect(second.status == 0)
-        #expect(Self.sample(#"webimage_cache_hits_total{layer="disk"}"#, in: second.err) == 1, "\(second.err)")
-        #expect(Self.sample(WebImageMetrics.Name.downloadBytes, in: second.err) ?? 0 == 0)
-        #expect(origin.requestCount("/a.png") == 1)
+            let second = try await WebImageTool.run(["fetch", urls[0], "--cache-dir", cache.path, "--json", "--metrics"])
+            #expect(second.status == 0)
+            #expect(Self.sample(#"webimage_cache_hits_total{layer="disk"}"#, in: second.err) == 1, "\(second.err)")
+            #expect(Self.sample(WebImageMetrics.Name.downloadBytes, in: second.err) ?? 0 == 0)
+            #expect(origin.requestCount("/a.png") == 1)
+        }
     }
 }

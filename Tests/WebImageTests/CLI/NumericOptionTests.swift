@@ -116,23 +116,23 @@ struct NumericOptionTests {
 
     @Test("the largest accepted values work against a loopback origin and a local file")
     func boundsAccepted() async throws {
-        let origin = try await TestOrigin.start()
-        defer { Task { await origin.shutdown() } }
-        let png = Array(try Corpus.data("png/image-png/basi3p01_2.png"))
-        origin.route("/small.png", .init(body: png, contentType: "image/png"))
-        let url = origin.url("/small.png").absoluteString
-        let fetch = try await WebImageTool.run(["fetch", url, "--memory-only", "--json", "--timeout", "86400",
-                                                "--concurrency", "1024", "--thumbnail", "65535x65535"])
-        #expect(fetch.status == 0, "\(fetch.err)")
-        #expect(try fetch.jsonLines().first?["width"] as? Int == 32)
-        let quick = try await WebImageTool.run(["fetch", url, "--memory-only", "--timeout", "0.001"])
-        #expect(quick.status == 0 || quick.status == 1, "a tiny timeout may time out, but is no usage error: \(quick.err)")
+        try await TestOrigin.with { origin in
+            let png = Array(try Corpus.data("png/image-png/basi3p01_2.png"))
+            origin.route("/small.png", .init(body: png, contentType: "image/png"))
+            let url = origin.url("/small.png").absoluteString
+            let fetch = try await WebImageTool.run(["fetch", url, "--memory-only", "--json", "--timeout", "86400",
+                                                    "--concurrency", "1024", "--thumbnail", "65535x65535"])
+            #expect(fetch.status == 0, "\(fetch.err)")
+            #expect(try fetch.jsonLines().first?["width"] as? Int == 32)
+            let quick = try await WebImageTool.run(["fetch", url, "--memory-only", "--timeout", "0.001"])
+            #expect(quick.status == 0 || quick.status == 1, "a tiny timeout may time out, but is no usage error: \(quick.err)")
 
-        let decode = try await WebImageTool.run(["decode", Self.jpeg, "--json", "--thumbnail", "1x1",
-                                                 "--max-pixels", "10000000000"])
-        #expect(decode.status == 0, "\(decode.err)")
-        #expect(try decode.jsonLines().first?["width"] as? Int == 1)
-        let show = try await WebImageTool.run(["show", Self.jpeg, "--width", "1", "--loops", "10000"])
-        #expect(show.status == 0, "\(show.err)")
+            let decode = try await WebImageTool.run(["decode", Self.jpeg, "--json", "--thumbnail", "1x1",
+                                                     "--max-pixels", "10000000000"])
+            #expect(decode.status == 0, "\(decode.err)")
+            #expect(try decode.jsonLines().first?["width"] as? Int == 1)
+            let show = try await WebImageTool.run(["show", Self.jpeg, "--width", "1", "--loops", "10000"])
+            #expect(show.status == 0, "\(show.err)")
+        }
     }
 }

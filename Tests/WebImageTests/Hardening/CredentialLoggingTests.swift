@@ -29,20 +29,20 @@ struct CredentialLoggingTests {
 
     @Test("webimage fetch masks the password in its JSON and text output")
     func fetchOutput() async throws {
-        let origin = try await TestOrigin.start()
-        defer { Task { await origin.shutdown() } }
-        let cache = try TemporaryDirectory()
-        let url = "http://user:secret@127.0.0.1:\(origin.port)/missing.png"
-        let json = try await WebImageTool.run(["fetch", url, "--cache-dir", cache.path, "--json"])
-        #expect(json.status == 1)
-        let line = try #require(try json.jsonLines().first)
-        #expect(line["url"] as? String == "http://***:***@127.0.0.1:\(origin.port)/missing.png")
-        #expect(line["ok"] as? Bool == false)
-        let text = try await WebImageTool.run(["fetch", url, "--cache-dir", cache.path])
-        #expect(text.status == 1)
-        for run in [json, text] {
-            #expect(!run.out.contains("secret") && !run.err.contains("secret"), "\(run.out)\(run.err)")
+        try await TestOrigin.with { origin in
+            let cache = try TemporaryDirectory()
+            let url = "http://user:secret@127.0.0.1:\(origin.port)/missing.png"
+            let json = try await WebImageTool.run(["fetch", url, "--cache-dir", cache.path, "--json"])
+            #expect(json.status == 1)
+            let line = try #require(try json.jsonLines().first)
+            #expect(line["url"] as? String == "http://***:***@127.0.0.1:\(origin.port)/missing.png")
+            #expect(line["ok"] as? Bool == false)
+            let text = try await WebImageTool.run(["fetch", url, "--cache-dir", cache.path])
+            #expect(text.status == 1)
+            for run in [json, text] {
+                #expect(!run.out.contains("secret") && !run.err.contains("secret"), "\(run.out)\(run.err)")
+            }
+            #expect(origin.requestCount("/missing.png") == 2)
         }
-        #expect(origin.requestCount("/missing.png") == 2)
     }
 }

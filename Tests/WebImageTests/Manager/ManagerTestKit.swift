@@ -51,6 +51,18 @@ final class ManagerFixture: Sendable {
         await downloader.shutdown()
         await origin.shutdown()
     }
+
+    /// Runs `body` with a new fixture and awaits its shutdown whether `body` returns or throws.
+    static func with(timeout: TimeInterval = 10, _ body: (ManagerFixture) async throws -> Void) async throws {
+        let fixture = try await ManagerFixture(timeout: timeout)
+        do {
+            try await body(fixture)
+        } catch {
+            await fixture.shutdown()
+            throw error
+        }
+        await fixture.shutdown()
+    }
 }
 
 /// Collects a load's results in order.
