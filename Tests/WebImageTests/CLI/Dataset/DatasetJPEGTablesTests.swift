@@ -43,21 +43,21 @@ struct DatasetJPEGTablesTests {
 
     @Test("A q95 border-256 sample carries Annex K's DC and AC tables")
     func standardTables() async throws {
-        let origin = try await TestOrigin.start()
-        defer { Task { await origin.shutdown() } }
-        // A photo: optimised tables for it would differ from Annex K's.
-        let photo = try Corpus.data(DatasetFixture.jpegPath)
-        origin.route("/photo.jpg", .init(body: Array(photo), contentType: "image/jpeg"))
-        let work = try TemporaryDirectory()
-        let list = try DatasetFixture.write(origin.url("/photo.jpg").absoluteString + "\n", "list.txt", in: work)
-        let out = work.url.appendingPathComponent("out")
-        let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_folder=\(out.path)",
-                                              "--output_format=files", "--image_size=256", "--encode_quality=95"])
-        #expect(run.status == 0, "\(run.err)")
-        let sample = out.appendingPathComponent("00000/000000000.jpg")
-        let tables = try Self.huffmanTables([UInt8](Data(contentsOf: sample)))
-        #expect(tables[0x00] == Self.luminanceDC)
-        #expect(tables[0x01] == Self.chrominanceDC)
-        #expect(tables[0x10].map { Array($0.prefix(16)) } == Self.luminanceACCounts)
+        try await TestOrigin.with { origin in
+            // A photo: optimised tables for it would differ from Annex K's.
+            let photo = try Corpus.data(DatasetFixture.jpegPath)
+            origin.route("/photo.jpg", .init(body: Array(photo), contentType: "image/jpeg"))
+            let work = try TemporaryDirectory()
+            let list = try DatasetFixture.write(origin.url("/photo.jpg").absoluteString + "\n", "list.txt", in: work)
+            let out = work.url.appendingPathComponent("out")
+            let run = try await WebImageTool.run(["img2dataset", "--url_list=\(list)", "--output_folder=\(out.path)",
+                                                  "--output_format=files", "--image_size=256", "--encode_quality=95"])
+            #expect(run.status == 0, "\(run.err)")
+            let sample = out.appendingPathComponent("00000/000000000.jpg")
+            let tables = try Self.huffmanTables([UInt8](Data(contentsOf: sample)))
+            #expect(tables[0x00] == Self.luminanceDC)
+            #expect(tables[0x01] == Self.chrominanceDC)
+            #expect(tables[0x10].map { Array($0.prefix(16)) } == Self.luminanceACCounts)
+        }
     }
 }

@@ -58,6 +58,20 @@ final class NginxStaticOrigin: Sendable {
         return origin
     }
 
+    /// Starts nginx serving `root`, runs `body` with it, and awaits its stop whether `body`
+    /// returns or throws.
+    static func with<T>(root: URL, prefix: URL, _ body: (NginxStaticOrigin) async throws -> T) async throws -> T {
+        let origin = try await start(root: root, prefix: prefix)
+        do {
+            let result = try await body(origin)
+            await origin.stop()
+            return result
+        } catch {
+            await origin.stop()
+            throw error
+        }
+    }
+
     /// SIGTERM to this nginx's master (it stops its worker), SIGKILL after 10 s.
     func stop() async {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }

@@ -44,53 +44,53 @@ struct LaionStyleJobTests {
         let work = try TemporaryDirectory()
         let root = work.url.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let nginx = try await NginxStaticOrigin.start(root: root, prefix: work.url.appendingPathComponent("nginx"))
-        defer { Task { await nginx.stop() } }
-        let list = work.url.appendingPathComponent("laion400m-meta").path
-        let out = work.url.appendingPathComponent("laion400m-data")
+        try await NginxStaticOrigin.with(root: root, prefix: work.url.appendingPathComponent("nginx")) { nginx in
+            let list = work.url.appendingPathComponent("laion400m-meta").path
+            let out = work.url.appendingPathComponent("laion400m-data")
 
-        // Given a list that is what it says: snappy, dictionary pages for every chunk, the
-        // LAION types, nulls where LAION has them, several row groups.
-        let made = try await runPython(LaionStyleFixture.makeScript, [root.path, nginx.baseURL, list], in: work)
-        let file = try DatasetFixture.object(Data(made.utf8))
-        let columns = try #require(file["columns"] as? [String: [String: Any]])
-        #expect(file["rows"] as? Int == 10_000 && (file["rowGroups"] as? Int ?? 0) > 1)
-        for (name, type) in [("URL", "BYTE_ARRAY"), ("TEXT", "BYTE_ARRAY"), ("similarity", "DOUBLE"), ("WIDTH", "INT64"),
-                             ("HEIGHT", "INT64")] {
-            let column = try #require(columns[name], "no \(name) in \(columns.keys)")
-            #expect(column["type"] as? String == type && column["dictionary"] as? Bool == true, "\(name): \(column)")
-            #expect(column["compression"] as? [String] == ["SNAPPY"] && (column["nulls"] as? Int ?? 0) > 0, "\(name): \(column)")
+            // Given a list that is what it says: snappy, dictionary pages for every chunk, the
+            // LAION types, nulls where LAION has them, several row groups.
+            let made = try await runPython(LaionStyleFixture.makeScript, [root.path, nginx.baseURL, list], in: work)
+            let file = try DatasetFixture.object(Data(made.utf8))
+            let columns = try #require(file["columns"] as? [String: [String: Any]])
+            #expect(file["rows"] as? Int == 10_000 && (file["rowGroups"] as? Int ?? 0) > 1)
+            for (name, type) in [("URL", "BYTE_ARRAY"), ("TEXT", "BYTE_ARRAY"), ("similarity", "DOUBLE"), ("WIDTH", "INT64"),
+                                 ("HEIGHT", "INT64")] {
+                let column = try #require(columns[name], "no \(name) in \(columns.keys)")
+                #expect(column["type"] as? String == type && column["dictionary"] as? Bool == true, "\(name): \(column)")
+                #expect(column["compression"] as? [String] == ["SNAPPY"] && (column["nulls"] as? Int ?? 0) > 0, "\(name): \(column)")
+            }
+
+            // When the article's LAION command runs on it: img2dataset's LAION-400M line, word for
+            // word, with this test's folders for the list and the output.
+            let command = try await Self.articleCommand()
+            #expect(Array(command.prefix(2)) == ["webimage", "img2dataset"] && Array(command.dropFirst(2)) == Self.laion400m,
+                    "\(command)")
+            let arguments = command.dropFirst().map { $0 == "laion400m-meta" ? list : $0 == "laion400m-data" ? out.path : $0 }
+            let started = ContinuousClock.now
+            let run = try await WebImageTool.run(Array(arguments))
+            let elapsed = ContinuousClock.now - started
+            #expect(run.status == 0, "\(run.err)")
+            print("LAION-style job: 10,000 rows in \(elapsed) (debug build)")
+            // img2dataset's webdataset writer leaves the tar, its parquet metadata and the stats.
+            #expect(Set(TemporaryDirectory.names(in: out)) == ["00000.tar", "00000.parquet", "00000_stats.json"])
+
+            // Then every reader agrees with what the list and the served folder say each row becomes.
+            let checked = try await runPython(LaionStyleFixture.checkScript, [list, root.path, out.path, "10000"], in: work)
+            let report = try DatasetFixture.object(Data(checked.utf8))
+            let expected = try #require(report["expected"] as? [String: Int])
+            let success = expected["success"] ?? 0
+            // The list holds every kind of row, and the kinds add up to its rows.
+            #expect(expected["rows"] == 10_000 && success > 9_000)
+            #expect((expected["failed_to_download"] ?? 0) > 0 && (expected["failed_to_resize"] ?? 0) > 0)
+            #expect(expected.filter { $0.key != "rows" }.values.reduce(0, +) == 10_000, "\(expected)")
+            #expect(report["pandas"] as? [String: Int] == expected, "pandas")
+            #expect(report["duckdb"] as? [String: Int] == expected, "DuckDB")
+            #expect(report["stats"] as? [String: Int] == expected, "stats files")
+            #expect(report["tarSamples"] as? Int == success && report["tarKeysMatch"] as? Bool == true)
+            #expect(report["joined"] as? Int == 10_000, "DuckDB join of the metadata back to the list by row")
+            #expect((report["problems"] as? [String])?.isEmpty == true, "\(report["problems"] ?? "")")
         }
-
-        // When the article's LAION command runs on it: img2dataset's LAION-400M line, word for
-        // word, with this test's folders for the list and the output.
-        let command = try await Self.articleCommand()
-        #expect(Array(command.prefix(2)) == ["webimage", "img2dataset"] && Array(command.dropFirst(2)) == Self.laion400m,
-                "\(command)")
-        let arguments = command.dropFirst().map { $0 == "laion400m-meta" ? list : $0 == "laion400m-data" ? out.path : $0 }
-        let started = ContinuousClock.now
-        let run = try await WebImageTool.run(Array(arguments))
-        let elapsed = ContinuousClock.now - started
-        #expect(run.status == 0, "\(run.err)")
-        print("LAION-style job: 10,000 rows in \(elapsed) (debug build)")
-        // img2dataset's webdataset writer leaves the tar, its parquet metadata and the stats.
-        #expect(Set(TemporaryDirectory.names(in: out)) == ["00000.tar", "00000.parquet", "00000_stats.json"])
-
-        // Then every reader agrees with what the list and the served folder say each row becomes.
-        let checked = try await runPython(LaionStyleFixture.checkScript, [list, root.path, out.path, "10000"], in: work)
-        let report = try DatasetFixture.object(Data(checked.utf8))
-        let expected = try #require(report["expected"] as? [String: Int])
-        let success = expected["success"] ?? 0
-        // The list holds every kind of row, and the kinds add up to its rows.
-        #expect(expected["rows"] == 10_000 && success > 9_000)
-        #expect((expected["failed_to_download"] ?? 0) > 0 && (expected["failed_to_resize"] ?? 0) > 0)
-        #expect(expected.filter { $0.key != "rows" }.values.reduce(0, +) == 10_000, "\(expected)")
-        #expect(report["pandas"] as? [String: Int] == expected, "pandas")
-        #expect(report["duckdb"] as? [String: Int] == expected, "DuckDB")
-        #expect(report["stats"] as? [String: Int] == expected, "stats files")
-        #expect(report["tarSamples"] as? Int == success && report["tarKeysMatch"] as? Bool == true)
-        #expect(report["joined"] as? Int == 10_000, "DuckDB join of the metadata back to the list by row")
-        #expect((report["problems"] as? [String])?.isEmpty == true, "\(report["problems"] ?? "")")
     }
 
     /// Runs `script` with the venv's Python; its stdout (the last line), or a failed
