@@ -33,8 +33,10 @@ import Synchronization
 ///   serializer on ``decodeQueue`` (the downloader's and the cache's decode queues for
 ///   their decodes); disk writes on the disk cache's I/O queue, in the background unless
 ///   ``WebImageOptions/waitStoreCache``. A cache miss pays one hop to the network, one to
-///   the decode queue and one back. The manager keeps no queue of its own and holds no
-///   lock while any of this runs.
+///   the decode queue and one back. The manager's one queue of its own, ``callbackQueue``,
+///   only delivers the callback form's results; its bookkeeping (settings, running loads,
+///   failed URLs) is behind `Mutex`es held only to read or change it, never while any of
+///   this runs.
 /// - **Delivery**: the callback form's results and progress run on the load's
 ///   ``WebImageContext/callbackQueue``, by default ``callbackQueue``, a serial queue of this
 ///   manager. Only ``WebImageOptions/queryMemorySync`` (and ``WebImageOptions/queryDiskDataSync``,
