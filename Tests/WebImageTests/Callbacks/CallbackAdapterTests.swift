@@ -64,34 +64,34 @@ struct CallbackAdapterTests {
 
     @Test("queryDiskDataSync: the manager blocks on any cache that answers queryImageSynchronously, and not on one that does not")
     func blockingQueryThroughTheSeam() async throws {
-        let f = try await ManagerFixture()
-        let png = ManagerTestKit.png()
-        let url = f.origin.url("/sync.png")
-        try await f.cache.store(nil, data: png, forKey: url.absoluteString, cacheType: .disk)
+        try await ManagerFixture.with { f in
+            let png = ManagerTestKit.png()
+            let url = f.origin.url("/sync.png")
+            try await f.cache.store(nil, data: png, forKey: url.absoluteString, cacheType: .disk)
 
-        // Not an ImageCache, so only the protocol requirement can reach the blocking query.
-        let answering = ImageManager(cache: SynchronousCache(f.cache), loader: f.downloader)
-        let recorder = ResultRecorder()
-        answering.loadImage(with: url, options: [.queryDiskDataSync], completed: recorder.record)
-        #expect(recorder.all.map(\.cacheType) == [.disk])
+            // Not an ImageCache, so only the protocol requirement can reach the blocking query.
+            let answering = ImageManager(cache: SynchronousCache(f.cache), loader: f.downloader)
+            let recorder = ResultRecorder()
+            answering.loadImage(with: url, options: [.queryDiskDataSync], completed: recorder.record)
+            #expect(recorder.all.map(\.cacheType) == [.disk])
 
-        // The default answer, nil (a custom cache, and the chain): the hit comes on the
-        // callback queue, after loadImage returned.
-        for cache: any ImageCaching in [CountingCache(f.cache), ImageCachesManager(caches: [f.cache])] {
-            f.cache.clearMemory()
-            let waiting = ImageManager(cache: cache, loader: f.downloader)
-            let later = ResultRecorder()
-            var context = WebImageContext()
-            context.callbackQueue = DispatchQueue(label: "test.callbacks")
-            // Suspended, the queue cannot run anything, so only a synchronous delivery could be seen here.
-            context.callbackQueue?.suspend()
-            waiting.loadImage(with: url, options: [.queryDiskDataSync], context: context, completed: later.record)
-            #expect(later.all.isEmpty, "\(type(of: cache))")
-            context.callbackQueue?.resume()
-            #expect(await later.wait(for: 1).map(\.cacheType) == [.disk], "\(type(of: cache))")
+            // The default answer, nil (a custom cache, and the chain): the hit comes on the
+            // callback queue, after loadImage returned.
+            for cache: any ImageCaching in [CountingCache(f.cache), ImageCachesManager(caches: [f.cache])] {
+                f.cache.clearMemory()
+                let waiting = ImageManager(cache: cache, loader: f.downloader)
+                let later = ResultRecorder()
+                var context = WebImageContext()
+                context.callbackQueue = DispatchQueue(label: "test.callbacks")
+                // Suspended, the queue cannot run anything, so only a synchronous delivery could be seen here.
+                context.callbackQueue?.suspend()
+                waiting.loadImage(with: url, options: [.queryDiskDataSync], context: context, completed: later.record)
+                #expect(later.all.isEmpty, "\(type(of: cache))")
+                context.callbackQueue?.resume()
+                #expect(await later.wait(for: 1).map(\.cacheType) == [.disk], "\(type(of: cache))")
+            }
+            #expect(f.origin.requestCount("/sync.png") == 0)
         }
-        #expect(f.origin.requestCount("/sync.png") == 0)
-        await f.shutdown()
     }
 
     @Test("through ImageLoadersManager the downloader queues each callback request before requestImage returns")

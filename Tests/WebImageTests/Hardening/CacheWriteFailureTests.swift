@@ -26,23 +26,23 @@ struct CacheWriteFailureTests {
 
     /// Loads a served PNG through a manager over `cache` and checks the load succeeded anyway.
     private func loadSucceeds(cache: ImageCache, body: Data) async throws {
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: DownloaderConfig())
-        let manager = ImageManager(cache: cache, loader: downloader)
-        origin.route("/a.png", .init(body: Array(body), contentType: "image/png"))
-        for options: WebImageOptions in [[], [.waitStoreCache]] {
-            let recorder = ResultRecorder()
-            let operation = manager.loadImage(with: origin.url("/a.png"), options: options.union(.fromLoaderOnly),
-                                              completed: recorder.record)
-            _ = await ManagerTestKit.eventually(20) { operation.isFinished }
-            let results = await recorder.settled()
-            #expect(results.count == 1)
-            #expect(results.last?.error == nil, "\(String(describing: results.last?.error))")
-            #expect(results.last?.image?.width != nil)
+        try await TestOrigin.with { origin in
+            let downloader = ImageDownloader(config: DownloaderConfig())
+            let manager = ImageManager(cache: cache, loader: downloader)
+            origin.route("/a.png", .init(body: Array(body), contentType: "image/png"))
+            for options: WebImageOptions in [[], [.waitStoreCache]] {
+                let recorder = ResultRecorder()
+                let operation = manager.loadImage(with: origin.url("/a.png"), options: options.union(.fromLoaderOnly),
+                                                  completed: recorder.record)
+                _ = await ManagerTestKit.eventually(20) { operation.isFinished }
+                let results = await recorder.settled()
+                #expect(results.count == 1)
+                #expect(results.last?.error == nil, "\(String(describing: results.last?.error))")
+                #expect(results.last?.image?.width != nil)
+            }
+            #expect(origin.requestCount("/a.png") == 2)
+            await downloader.shutdown()
         }
-        #expect(origin.requestCount("/a.png") == 2)
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 
     @Test("a cache directory that cannot be created: stores fail, loads succeed")

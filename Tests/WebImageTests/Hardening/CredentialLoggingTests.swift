@@ -10,21 +10,21 @@ import WebImageTestOrigin
 struct CredentialLoggingTests {
     @Test("the manager's errors, first failure and blocked retry, carry no password")
     func managerErrors() async throws {
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: DownloaderConfig())
-        let dir = try TemporaryDirectory()
-        let manager = ImageManager(cache: ImageCache(namespace: "n", directory: dir.url), loader: downloader)
-        let url = try #require(URL(string: "http://user:secret@127.0.0.1:\(origin.port)/missing.png"))
-        let first = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: url) }
-        let blocked = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: url) }
-        #expect(first?.code == .invalidDownloadStatusCode)
-        #expect(blocked?.code == .blackListed)
-        #expect(blocked?.message.contains("***:***@127.0.0.1") == true, "\(String(describing: blocked))")
-        for error in [first, blocked].compactMap({ $0 }) {
-            #expect(!"\(error)".contains("secret") && !error.message.contains("secret"), "\(error)")
+        try await TestOrigin.with { origin in
+            let downloader = ImageDownloader(config: DownloaderConfig())
+            let dir = try TemporaryDirectory()
+            let manager = ImageManager(cache: ImageCache(namespace: "n", directory: dir.url), loader: downloader)
+            let url = try #require(URL(string: "http://user:secret@127.0.0.1:\(origin.port)/missing.png"))
+            let first = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: url) }
+            let blocked = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: url) }
+            #expect(first?.code == .invalidDownloadStatusCode)
+            #expect(blocked?.code == .blackListed)
+            #expect(blocked?.message.contains("***:***@127.0.0.1") == true, "\(String(describing: blocked))")
+            for error in [first, blocked].compactMap({ $0 }) {
+                #expect(!"\(error)".contains("secret") && !error.message.contains("secret"), "\(error)")
+            }
+            await downloader.shutdown()
         }
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 
     @Test("webimage fetch masks the password in its JSON and text output")

@@ -76,66 +76,66 @@ struct ManagerStressTests {
 
     @Test("10 000 loads over 500 URLs with cancellations: each ends once, nothing is left running")
     func stress() async throws {
-        let origin = try await TestOrigin.start()
-        let dir = try TemporaryDirectory()
-        let cache = ImageCache(namespace: "stress", directory: dir.url)
-        var config = DownloaderConfig()
-        config.downloadTimeout = 30
-        let downloader = ImageDownloader(config: config)
-        let manager = ImageManager(cache: cache, loader: downloader)
-        for i in 0..<Self.urlCount {
-            let body = ManagerTestKit.png(width: 12 + i % 5, height: 9 + i % 3, seed: UInt8(truncatingIfNeeded: i))
-            origin.route("/\(i).png", .init(body: Array(body), contentType: "image/png"))
-        }
-        let tally = Tally()
-        let operations = WeakOperations()
-        let perTask = Self.loadCount / Self.taskCount
+        try await TestOrigin.with { origin in
+            let dir = try TemporaryDirectory()
+            let cache = ImageCache(namespace: "stress", directory: dir.url)
+            var config = DownloaderConfig()
+            config.downloadTimeout = 30
+            let downloader = ImageDownloader(config: config)
+            let manager = ImageManager(cache: cache, loader: downloader)
+            for i in 0..<Self.urlCount {
+                let body = ManagerTestKit.png(width: 12 + i % 5, height: 9 + i % 3, seed: UInt8(truncatingIfNeeded: i))
+                origin.route("/\(i).png", .init(body: Array(body), contentType: "image/png"))
+            }
+            let tally = Tally()
+            let operations = WeakOperations()
+            let perTask = Self.loadCount / Self.taskCount
 
-        await withTaskGroup(of: Void.self) { group in
-            for task in 0..<Self.taskCount {
-                group.addTask {
-                    var random = Random(state: UInt64(task) &* 7919 &+ 1)
-                    for n in 0..<perTask {
-                        let index = task * perTask + n
-                        let url = origin.url("/\(Int.random(in: 0..<Self.urlCount, using: &random)).png")
-                        var context = WebImageContext()
-                        context.thumbnailPixelSize = Self.thumbnails.randomElement(using: &random) ?? nil
-                        let options = Self.optionMix.randomElement(using: &random) ?? []
-                        let operation = manager.loadImage(with: url, options: options, context: context) { result in
-                            tally.record(index, result)
-                        }
-                        let cancelMode = Int.random(in: 0..<10, using: &random)
-                        let thumb = context.thumbnailPixelSize.map { "\($0.width)x\($0.height)" } ?? "full"
-                        operations.add(operation, label: "options \(options.rawValue), \(thumb), cancel \(min(cancelMode, 2))")
-                        switch cancelMode {
-                        case 0: operation.cancel()
-                        case 1:
-                            let delay = Int.random(in: 0..<20, using: &random)
-                            Task {
-                                try? await Task.sleep(for: .milliseconds(delay))
-                                operation.cancel()
+            await withTaskGroup(of: Void.self) { group in
+                for task in 0..<Self.taskCount {
+                    group.addTask {
+                        var random = Random(state: UInt64(task) &* 7919 &+ 1)
+                        for n in 0..<perTask {
+                            let index = task * perTask + n
+                            let url = origin.url("/\(Int.random(in: 0..<Self.urlCount, using: &random)).png")
+                            var context = WebImageContext()
+                            context.thumbnailPixelSize = Self.thumbnails.randomElement(using: &random) ?? nil
+                            let options = Self.optionMix.randomElement(using: &random) ?? []
+                            let operation = manager.loadImage(with: url, options: options, context: context) { result in
+                                tally.record(index, result)
                             }
-                        default: break
+                            let cancelMode = Int.random(in: 0..<10, using: &random)
+                            let thumb = context.thumbnailPixelSize.map { "\($0.width)x\($0.height)" } ?? "full"
+                            operations.add(operation, label: "options \(options.rawValue), \(thumb), cancel \(min(cancelMode, 2))")
+                            switch cancelMode {
+                            case 0: operation.cancel()
+                            case 1:
+                                let delay = Int.random(in: 0..<20, using: &random)
+                                Task {
+                                    try? await Task.sleep(for: .milliseconds(delay))
+                                    operation.cancel()
+                                }
+                            default: break
+                            }
+                            if n % 50 == 0 { await Task.yield() }
                         }
-                        if n % 50 == 0 { await Task.yield() }
                     }
                 }
             }
+
+            let allEnded = await ManagerTestKit.eventually(90) { tally.finishedCount == Self.loadCount }
+            #expect(allEnded, "\(Self.loadCount - tally.finishedCount) loads never ended")
+            #expect(await ManagerTestKit.eventually(10) { !manager.isRunning })
+            #expect(await ManagerTestKit.eventually(10) { downloader.currentDownloadCount == 0 })
+            // A callback still queued would show up now.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(tally.notExactlyOnce.isEmpty, "loads without exactly one final callback: \(tally.notExactlyOnce.prefix(10))")
+            #expect(tally.callbacksAfterFinal == 0)
+            #expect(tally.errorCodes.isSubset(of: [.cancelled]), "\(tally.errorCodes)")
+            let released = await ManagerTestKit.eventually(10) { operations.alive == 0 }
+            #expect(released, "\(operations.alive) operations still alive: \(operations.aliveByLabel)")
+
+            await downloader.shutdown()
         }
-
-        let allEnded = await ManagerTestKit.eventually(90) { tally.finishedCount == Self.loadCount }
-        #expect(allEnded, "\(Self.loadCount - tally.finishedCount) loads never ended")
-        #expect(await ManagerTestKit.eventually(10) { !manager.isRunning })
-        #expect(await ManagerTestKit.eventually(10) { downloader.currentDownloadCount == 0 })
-        // A callback still queued would show up now.
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(tally.notExactlyOnce.isEmpty, "loads without exactly one final callback: \(tally.notExactlyOnce.prefix(10))")
-        #expect(tally.callbacksAfterFinal == 0)
-        #expect(tally.errorCodes.isSubset(of: [.cancelled]), "\(tally.errorCodes)")
-        let released = await ManagerTestKit.eventually(10) { operations.alive == 0 }
-        #expect(released, "\(operations.alive) operations still alive: \(operations.aliveByLabel)")
-
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 }

@@ -80,52 +80,52 @@ struct SecureDefaultsTests {
     @Test("at most 10 redirects by default, and none to another scheme")
     func redirects() async throws {
         #expect(DownloaderConfig().maxRedirects == 10)
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: DownloaderConfig())
-        let body = Array(ManagerTestKit.png())
-        for i in 0..<11 { origin.route("/hop\(i)", .redirect(to: "/hop\(i + 1)")) }
-        origin.route("/hop11", .init(body: body, contentType: "image/png"))
-        func code(_ path: String) async -> WebImageError.Code? {
-            do {
-                _ = try await downloader.loadImage(with: origin.url(path))
-                return nil
-            } catch {
-                return error.code
+        try await TestOrigin.with { origin in
+            let downloader = ImageDownloader(config: DownloaderConfig())
+            let body = Array(ManagerTestKit.png())
+            for i in 0..<11 { origin.route("/hop\(i)", .redirect(to: "/hop\(i + 1)")) }
+            origin.route("/hop11", .init(body: body, contentType: "image/png"))
+            func code(_ path: String) async -> WebImageError.Code? {
+                do {
+                    _ = try await downloader.loadImage(with: origin.url(path))
+                    return nil
+                } catch {
+                    return error.code
+                }
+            }
+            #expect(await code("/hop1") == nil, "10 redirects are followed")
+            #expect(await code("/hop0") == .tooManyRedirects, "the 11th is not")
+            origin.route("/to-data", .redirect(to: "data:image/png;base64," + Data(body).base64EncodedString()))
+            #expect(await code("/to-data") == .tooManyRedirects)
+
+            // http -> https: refused by default, before anything is asked of the https side.
+            try await TestOrigin.with(tls: true) { secure in
+                secure.route("/a.png", .init(body: body, contentType: "image/png"))
+                origin.route("/to-https", .redirect(to: secure.url("/a.png").absoluteString))
+                let refused = await #expect(throws: WebImageError.self) {
+                    try await downloader.loadImage(with: origin.url("/to-https"), options: .allowInvalidSSLCertificates)
+                }
+                #expect(refused?.code == .tooManyRedirects)
+                #expect(secure.requestCount("/a.png") == 0)
+                // https -> http (a downgrade) likewise.
+                secure.route("/to-http", .redirect(to: origin.url("/hop11").absoluteString))
+                let downgrade = await #expect(throws: WebImageError.self) {
+                    try await downloader.loadImage(with: secure.url("/to-http"), options: .allowInvalidSSLCertificates)
+                }
+                #expect(downgrade?.code == .tooManyRedirects)
+
+                // Allowed by the config flag, the same redirect is followed to the https origin.
+                var config = DownloaderConfig()
+                config.allowsCrossSchemeRedirects = true
+                let permissive = ImageDownloader(config: config)
+                let response = try await permissive.loadImage(with: origin.url("/to-https"), options: .allowInvalidSSLCertificates)
+                #expect(response.http?.url == secure.url("/a.png"))
+                #expect(response.image?.width == 32, "decoded the PNG")
+                #expect(secure.requestCount("/a.png") == 1)
+                await permissive.shutdown()
+                await downloader.shutdown()
             }
         }
-        #expect(await code("/hop1") == nil, "10 redirects are followed")
-        #expect(await code("/hop0") == .tooManyRedirects, "the 11th is not")
-        origin.route("/to-data", .redirect(to: "data:image/png;base64," + Data(body).base64EncodedString()))
-        #expect(await code("/to-data") == .tooManyRedirects)
-
-        // http -> https: refused by default, before anything is asked of the https side.
-        let secure = try await TestOrigin.start(tls: true)
-        secure.route("/a.png", .init(body: body, contentType: "image/png"))
-        origin.route("/to-https", .redirect(to: secure.url("/a.png").absoluteString))
-        let refused = await #expect(throws: WebImageError.self) {
-            try await downloader.loadImage(with: origin.url("/to-https"), options: .allowInvalidSSLCertificates)
-        }
-        #expect(refused?.code == .tooManyRedirects)
-        #expect(secure.requestCount("/a.png") == 0)
-        // https -> http (a downgrade) likewise.
-        secure.route("/to-http", .redirect(to: origin.url("/hop11").absoluteString))
-        let downgrade = await #expect(throws: WebImageError.self) {
-            try await downloader.loadImage(with: secure.url("/to-http"), options: .allowInvalidSSLCertificates)
-        }
-        #expect(downgrade?.code == .tooManyRedirects)
-
-        // Allowed by the config flag, the same redirect is followed to the https origin.
-        var config = DownloaderConfig()
-        config.allowsCrossSchemeRedirects = true
-        let permissive = ImageDownloader(config: config)
-        let response = try await permissive.loadImage(with: origin.url("/to-https"), options: .allowInvalidSSLCertificates)
-        #expect(response.http?.url == secure.url("/a.png"))
-        #expect(response.image?.width == 32, "decoded the PNG")
-        #expect(secure.requestCount("/a.png") == 1)
-        await permissive.shutdown()
-        await downloader.shutdown()
-        await secure.shutdown()
-        await origin.shutdown()
     }
 
     @Test("certificate checks are on unless allowInvalidSSLCertificates asks otherwise")
@@ -137,22 +137,22 @@ struct SecureDefaultsTests {
 
     @Test("error messages never carry the password of a URL's user info")
     func noPasswordInErrors() async throws {
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: DownloaderConfig())
-        origin.route("/500.png", .status(500))
-        origin.route("/text.png", .init(body: Array("not an image".utf8), contentType: "image/png"))
-        let dir = try TemporaryDirectory()
-        let manager = ImageManager(cache: ImageCache(namespace: "n", directory: dir.url), loader: downloader)
-        for path in ["/500.png", "/text.png", "/missing.png"] {
-            let url = try #require(URL(string: "http://user:s3cr3t-pw@127.0.0.1:\(origin.port)\(path)"))
-            do {
-                _ = try await manager.loadImage(with: url)
-                Issue.record("\(path) loaded")
-            } catch {
-                #expect(!"\(error)".contains("s3cr3t-pw"), "\(error)")
+        try await TestOrigin.with { origin in
+            let downloader = ImageDownloader(config: DownloaderConfig())
+            origin.route("/500.png", .status(500))
+            origin.route("/text.png", .init(body: Array("not an image".utf8), contentType: "image/png"))
+            let dir = try TemporaryDirectory()
+            let manager = ImageManager(cache: ImageCache(namespace: "n", directory: dir.url), loader: downloader)
+            for path in ["/500.png", "/text.png", "/missing.png"] {
+                let url = try #require(URL(string: "http://user:s3cr3t-pw@127.0.0.1:\(origin.port)\(path)"))
+                do {
+                    _ = try await manager.loadImage(with: url)
+                    Issue.record("\(path) loaded")
+                } catch {
+                    #expect(!"\(error)".contains("s3cr3t-pw"), "\(error)")
+                }
             }
+            await downloader.shutdown()
         }
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 }

@@ -54,24 +54,25 @@ struct ImageDownloaderHTTPTests {
 
     @Test("Basic auth: the configured credentials pass, missing ones get 401")
     func basicAuth() async throws {
-        let origin = try await TestOrigin.start()
-        let (bytes, pixels) = LoaderTestKit.rawImage()
-        var route = TestOrigin.Response(body: bytes)
-        route.basicAuth = ("ada", "s3cret")
-        origin.route("/private.raw", route)
+        try await TestOrigin.with { origin in
+            let (bytes, pixels) = LoaderTestKit.rawImage()
+            var route = TestOrigin.Response(body: bytes)
+            route.basicAuth = ("ada", "s3cret")
+            origin.route("/private.raw", route)
 
-        let authorized = ImageDownloader(config: LoaderTestKit.config { $0.username = "ada"; $0.password = "s3cret" })
-        #expect(try await authorized.loadImage(with: origin.url("/private.raw")).image?.pixels == pixels)
-        let anonymous = ImageDownloader(config: LoaderTestKit.config())
-        do throws(WebImageError) {
-            _ = try await anonymous.loadImage(with: origin.url("/private.raw"))
-            Issue.record("expected 401")
-        } catch {
-            #expect(error.httpStatusCode == 401)
+            let authorized = ImageDownloader(config: LoaderTestKit.config { $0.username = "ada"; $0.password = "s3cret" })
+            let allowedIn = try await authorized.loadImage(with: origin.url("/private.raw"))
+            #expect(allowedIn.image?.pixels == pixels)
+            let anonymous = ImageDownloader(config: LoaderTestKit.config())
+            do throws(WebImageError) {
+                _ = try await anonymous.loadImage(with: origin.url("/private.raw"))
+                Issue.record("expected 401")
+            } catch {
+                #expect(error.httpStatusCode == 401)
+            }
+            await authorized.shutdown()
+            await anonymous.shutdown()
         }
-        await authorized.shutdown()
-        await anonymous.shutdown()
-        await origin.shutdown()
     }
 
     @Test("a request modifier can add headers or veto; a nil response modifier rejects")
@@ -151,17 +152,17 @@ struct ImageDownloaderHTTPTests {
 
     @Test("withDownloader shuts the downloader down after the body")
     func scopedDownloader() async throws {
-        let origin = try await TestOrigin.start()
-        let (bytes, _) = LoaderTestKit.rawImage()
-        origin.route("/w.raw", .init(body: bytes))
-        let url = origin.url("/w.raw")
-        let kept = try await ImageDownloader.withDownloader(config: LoaderTestKit.config()) { downloader in
-            _ = try await downloader.loadImage(with: url)
-            return downloader
+        try await TestOrigin.with { origin in
+            let (bytes, _) = LoaderTestKit.rawImage()
+            origin.route("/w.raw", .init(body: bytes))
+            let url = origin.url("/w.raw")
+            let kept = try await ImageDownloader.withDownloader(config: LoaderTestKit.config()) { downloader in
+                _ = try await downloader.loadImage(with: url)
+                return downloader
+            }
+            let late = LoadRecorder()
+            late.request(kept, url)
+            #expect(await late.finalError()?.code == .invalidDownloadOperation)
         }
-        let late = LoadRecorder()
-        late.request(kept, url)
-        #expect(await late.finalError()?.code == .invalidDownloadOperation)
-        await origin.shutdown()
     }
 }

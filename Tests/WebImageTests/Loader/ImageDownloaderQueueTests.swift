@@ -134,21 +134,21 @@ struct ImageDownloaderQueueTests {
 
     @Test("shutdown cancels what runs, then new requests fail with invalidDownloadOperation")
     func shutdownIsClean() async throws {
-        let origin = try await TestOrigin.start()
-        let (bytes, _) = LoaderTestKit.rawImage(width: 8, height: 8)
-        origin.route("/s.raw", .init(body: bytes, delay: .seconds(2)))
-        let downloader = ImageDownloader(config: LoaderTestKit.config())
-        let running = LoadRecorder()
-        running.request(downloader, origin.url("/s.raw"))
-        #expect(await LoaderTestKit.eventually { origin.requestCount("/s.raw") == 1 })
-        await downloader.shutdown()
-        #expect(await running.finalError()?.code == .cancelled)
-        #expect(downloader.currentDownloadCount == 0)
+        try await TestOrigin.with { origin in
+            let (bytes, _) = LoaderTestKit.rawImage(width: 8, height: 8)
+            origin.route("/s.raw", .init(body: bytes, delay: .seconds(2)))
+            let downloader = ImageDownloader(config: LoaderTestKit.config())
+            let running = LoadRecorder()
+            running.request(downloader, origin.url("/s.raw"))
+            #expect(await LoaderTestKit.eventually { origin.requestCount("/s.raw") == 1 })
+            await downloader.shutdown()
+            #expect(await running.finalError()?.code == .cancelled)
+            #expect(downloader.currentDownloadCount == 0)
 
-        let late = LoadRecorder()
-        late.request(downloader, origin.url("/s.raw"))
-        #expect(await late.finalError()?.code == .invalidDownloadOperation)
-        await downloader.shutdown()
-        await origin.shutdown()
+            let late = LoadRecorder()
+            late.request(downloader, origin.url("/s.raw"))
+            #expect(await late.finalError()?.code == .invalidDownloadOperation)
+            await downloader.shutdown()
+        }
     }
 }

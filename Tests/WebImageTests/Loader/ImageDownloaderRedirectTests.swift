@@ -44,34 +44,34 @@ struct ImageDownloaderRedirectTests {
             $0.username = "user"
             $0.password = "pw"
         }
-        let other = try await TestOrigin.start()
-        let seen = Mutex<[String: String?]>([:])
-        try await LoaderTestKit.withOrigin(config) { origin, downloader in
-            let bytes = LoaderTestKit.rawImage().data
-            origin.route("/same") { request in
-                seen.withLock { $0["same"] = request.headers["authorization"] }
-                return .redirect(to: "/same-final.raw")
+        try await TestOrigin.with { other in
+            let seen = Mutex<[String: String?]>([:])
+            try await LoaderTestKit.withOrigin(config) { origin, downloader in
+                let bytes = LoaderTestKit.rawImage().data
+                origin.route("/same") { request in
+                    seen.withLock { $0["same"] = request.headers["authorization"] }
+                    return .redirect(to: "/same-final.raw")
+                }
+                origin.route("/same-final.raw") { request in
+                    seen.withLock { $0["same-final"] = request.headers["authorization"] }
+                    return .init(body: bytes)
+                }
+                // Same host, another port: another origin.
+                origin.route("/away", .redirect(to: other.url("/away.raw").absoluteString))
+                other.route("/away.raw") { request in
+                    seen.withLock { $0["away"] = request.headers["authorization"] }
+                    return .init(body: bytes)
+                }
+                _ = try await downloader.loadImage(with: origin.url("/same"))
+                _ = try await downloader.loadImage(with: origin.url("/away"))
+                let expected = "Basic " + Data("user:pw".utf8).base64EncodedString()
+                let headers = seen.withLock { $0 }
+                #expect(headers["same"] == .some(expected))
+                #expect(headers["same-final"] == .some(expected))
+                #expect(headers["away"] == .some(nil), "Authorization must not follow a redirect to another origin")
+                #expect(other.requestCount("/away.raw") == 1)
             }
-            origin.route("/same-final.raw") { request in
-                seen.withLock { $0["same-final"] = request.headers["authorization"] }
-                return .init(body: bytes)
-            }
-            // Same host, another port: another origin.
-            origin.route("/away", .redirect(to: other.url("/away.raw").absoluteString))
-            other.route("/away.raw") { request in
-                seen.withLock { $0["away"] = request.headers["authorization"] }
-                return .init(body: bytes)
-            }
-            _ = try await downloader.loadImage(with: origin.url("/same"))
-            _ = try await downloader.loadImage(with: origin.url("/away"))
-            let expected = "Basic " + Data("user:pw".utf8).base64EncodedString()
-            let headers = seen.withLock { $0 }
-            #expect(headers["same"] == .some(expected))
-            #expect(headers["same-final"] == .some(expected))
-            #expect(headers["away"] == .some(nil), "Authorization must not follow a redirect to another origin")
-            #expect(other.requestCount("/away.raw") == 1)
         }
-        await other.shutdown()
     }
 
     @Test("maxResponseBytes and progress apply to the final hop's body")

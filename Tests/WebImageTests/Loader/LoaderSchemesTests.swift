@@ -20,47 +20,47 @@ struct LoaderSchemesTests {
     @Test("each scheme switched off fails with invalidURL and touches nothing",
           arguments: ["http", "https", "data", "file"])
     func switchedOff(scheme: String) async throws {
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: LoaderTestKit.config())
-        let dir = try TemporaryDirectory()
-        let (bytes, pixels) = LoaderTestKit.rawImage(width: 4, height: 4)
-        let file = dir.url.appendingPathComponent("a.raw")
-        try Data(bytes).write(to: file)
-        origin.route("/a.raw", .init(body: bytes))
-        let urls: [String: URL] = [
-            "http": origin.url("/a.raw"),
-            // Nothing listens for TLS on this port: had it been tried, another code would come.
-            "https": try #require(URL(string: "https://127.0.0.1:\(origin.port)/a.raw")),
-            "data": try #require(URL(string: "data:application/octet-stream;base64," + Data(bytes).base64EncodedString())),
-            "file": file,
-        ]
-        let url = try #require(urls[scheme])
-        let member = try #require(LoaderSchemes(scheme: scheme))
-        let loaders = ImageLoadersManager(loaders: [FileImageLoader(), DataURLImageLoader(), downloader])
-        loaders.allowedSchemes = .all
-        let context = WebImageContext.with { $0.imageCoder = LoaderTestKit.coders }
+        try await TestOrigin.with { origin in
+            let downloader = ImageDownloader(config: LoaderTestKit.config())
+            let dir = try TemporaryDirectory()
+            let (bytes, pixels) = LoaderTestKit.rawImage(width: 4, height: 4)
+            let file = dir.url.appendingPathComponent("a.raw")
+            try Data(bytes).write(to: file)
+            origin.route("/a.raw", .init(body: bytes))
+            let urls: [String: URL] = [
+                "http": origin.url("/a.raw"),
+                // Nothing listens for TLS on this port: had it been tried, another code would come.
+                "https": try #require(URL(string: "https://127.0.0.1:\(origin.port)/a.raw")),
+                "data": try #require(URL(string: "data:application/octet-stream;base64," + Data(bytes).base64EncodedString())),
+                "file": file,
+            ]
+            let url = try #require(urls[scheme])
+            let member = try #require(LoaderSchemes(scheme: scheme))
+            let loaders = ImageLoadersManager(loaders: [FileImageLoader(), DataURLImageLoader(), downloader])
+            loaders.allowedSchemes = .all
+            let context = WebImageContext.with { $0.imageCoder = LoaderTestKit.coders }
 
-        loaders.allowedSchemes.remove(member)
-        #expect(!loaders.canRequestImage(for: url))
-        let r = LoadRecorder()
-        r.request(loaders, url, context: context)
-        let error = await r.finalError()
-        #expect(error?.code == .invalidURL)
-        #expect(error?.message.contains("switched off") == true, "\(String(describing: error))")
-        #expect(origin.requestLog.isEmpty)
-        // The others stay on.
-        for (other, otherURL) in urls where other != scheme && other != "https" {
-            #expect(loaders.canRequestImage(for: otherURL), "\(other)")
-        }
+            loaders.allowedSchemes.remove(member)
+            #expect(!loaders.canRequestImage(for: url))
+            let r = LoadRecorder()
+            r.request(loaders, url, context: context)
+            let error = await r.finalError()
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message.contains("switched off") == true, "\(String(describing: error))")
+            #expect(origin.requestLog.isEmpty)
+            // The others stay on.
+            for (other, otherURL) in urls where other != scheme && other != "https" {
+                #expect(loaders.canRequestImage(for: otherURL), "\(other)")
+            }
 
-        if scheme != "https" {
-            loaders.allowedSchemes.insert(member)
-            let again = LoadRecorder()
-            again.request(loaders, url, context: context)
-            #expect(try await again.final().get().image?.pixels == pixels)
+            if scheme != "https" {
+                loaders.allowedSchemes.insert(member)
+                let again = LoadRecorder()
+                again.request(loaders, url, context: context)
+                #expect(try await again.final().get().image?.pixels == pixels)
+            }
+            await downloader.shutdown()
         }
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 
     @Test("file: is refused by ImageManager.shared without reading anything, through both APIs")

@@ -61,41 +61,41 @@ struct FailedURLSetTests {
 struct ImageManagerBlockListTests {
     @Test("a 404 is blocked for the TTL, then the URL is tried again and recovers")
     func recoversAfterTTL() async throws {
-        let f = try await ManagerFixture()
-        let clock = ManualClock()
-        let manager = ImageManager(
-            cache: f.cache, loader: f.downloader, callbackQueue: nil,
-            failedURLs: FailedURLSet(policy: FailedURLPolicy(timeToLive: 600), now: clock.now))
-        let url = f.origin.url("/deploy.png")
-        #expect(try await Self.code(manager, url) == .invalidDownloadStatusCode)
-        let blocked = try await Self.error(manager, url)
-        #expect(blocked?.code == .blackListed)
-        #expect(blocked?.message.contains("HTTP 404") == true)
-        #expect(f.origin.requestCount("/deploy.png") == 1)
+        try await ManagerFixture.with { f in
+            let clock = ManualClock()
+            let manager = ImageManager(
+                cache: f.cache, loader: f.downloader, callbackQueue: nil,
+                failedURLs: FailedURLSet(policy: FailedURLPolicy(timeToLive: 600), now: clock.now))
+            let url = f.origin.url("/deploy.png")
+            #expect(try await Self.code(manager, url) == .invalidDownloadStatusCode)
+            let blocked = try await Self.error(manager, url)
+            #expect(blocked?.code == .blackListed)
+            #expect(blocked?.message.contains("HTTP 404") == true)
+            #expect(f.origin.requestCount("/deploy.png") == 1)
 
-        f.serve("/deploy.png", ManagerTestKit.png())    // the deploy finished
-        clock.advance(601)
-        #expect(try await Self.code(manager, url) == nil)
-        #expect(f.origin.requestCount("/deploy.png") == 2)
-        await f.shutdown()
+            f.serve("/deploy.png", ManagerTestKit.png())    // the deploy finished
+            clock.advance(601)
+            #expect(try await Self.code(manager, url) == nil)
+            #expect(f.origin.requestCount("/deploy.png") == 2)
+        }
     }
 
     @Test("transient failures (503, 429, timeouts, refused) never enter, even when the delegate says block")
     func transientNeverBlocked() async throws {
-        let f = try await ManagerFixture()
-        let delegate = BlockingPolicy(block: true)
-        f.manager.delegate = delegate
-        for status in [503, 429, 502, 408] {
-            f.origin.route("/s\(status).png", .status(status))
-            let url = f.origin.url("/s\(status).png")
-            _ = await f.loadAll(url)
-            #expect(!f.manager.isFailedURL(url), "\(status)")
+        try await ManagerFixture.with { f in
+            let delegate = BlockingPolicy(block: true)
+            f.manager.delegate = delegate
+            for status in [503, 429, 502, 408] {
+                f.origin.route("/s\(status).png", .status(status))
+                let url = f.origin.url("/s\(status).png")
+                _ = await f.loadAll(url)
+                #expect(!f.manager.isFailedURL(url), "\(status)")
+            }
+            let closed = try await TestOriginPort.closed()
+            _ = await f.loadAll(closed)
+            #expect(!f.manager.isFailedURL(closed))
+            withExtendedLifetime(delegate) {}
         }
-        let closed = try await TestOriginPort.closed()
-        _ = await f.loadAll(closed)
-        #expect(!f.manager.isFailedURL(closed))
-        withExtendedLifetime(delegate) {}
-        await f.shutdown()
     }
 
     static func error(_ manager: ImageManager, _ url: URL) async throws -> WebImageError? {

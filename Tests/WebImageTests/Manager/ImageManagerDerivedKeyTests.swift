@@ -30,89 +30,89 @@ struct ImageManagerDerivedKeyTests {
 
     @Test("a thumbnail load stores the full-size data under the URL and delivers the thumbnail without data")
     func thumbnailDownload() async throws {
-        let f = try await ManagerFixture()
-        let png = ManagerTestKit.png(width: 32, height: 24)
-        let url = f.serve("/big.png", png)
-        var context = WebImageContext()
-        context.thumbnailPixelSize = thumbnail
-        let result = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
-        #expect(result.image.width == 8)
-        #expect(result.image.height == 6)
-        #expect(result.data == nil)
-        #expect(await f.cache.diskImageData(forKey: url.absoluteString) == png)
-        #expect(f.cache.imageFromMemory(forKey: url.absoluteString) == nil, "the original goes to disk only by default")
-        let key = try #require(f.manager.cacheKey(for: url, context: context))
-        #expect(f.cache.imageFromMemory(forKey: key)?.width == 8)
-        await f.shutdown()
+        try await ManagerFixture.with { f in
+            let png = ManagerTestKit.png(width: 32, height: 24)
+            let url = f.serve("/big.png", png)
+            var context = WebImageContext()
+            context.thumbnailPixelSize = thumbnail
+            let result = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+            #expect(result.image.width == 8)
+            #expect(result.image.height == 6)
+            #expect(result.data == nil)
+            #expect(await f.cache.diskImageData(forKey: url.absoluteString) == png)
+            #expect(f.cache.imageFromMemory(forKey: url.absoluteString) == nil, "the original goes to disk only by default")
+            let key = try #require(f.manager.cacheKey(for: url, context: context))
+            #expect(f.cache.imageFromMemory(forKey: key)?.width == 8)
+        }
     }
 
     @Test("a thumbnail is made from the full-size disk data without any request")
     func thumbnailFromDisk() async throws {
-        let f = try await ManagerFixture()
-        let png = ManagerTestKit.png(width: 32, height: 24)
-        let url = f.origin.url("/cached.png")
-        try await f.cache.store(nil, data: png, forKey: url.absoluteString, cacheType: .disk)
-        var context = WebImageContext()
-        context.thumbnailPixelSize = thumbnail
-        let result = try await f.manager.loadImage(with: url, context: context)
-        #expect(result.image.width == 8)
-        #expect(result.cacheType == .disk)
-        #expect(result.data == nil)
-        #expect(f.origin.requestCount("/cached.png") == 0)
-        await f.shutdown()
+        try await ManagerFixture.with { f in
+            let png = ManagerTestKit.png(width: 32, height: 24)
+            let url = f.origin.url("/cached.png")
+            try await f.cache.store(nil, data: png, forKey: url.absoluteString, cacheType: .disk)
+            var context = WebImageContext()
+            context.thumbnailPixelSize = thumbnail
+            let result = try await f.manager.loadImage(with: url, context: context)
+            #expect(result.image.width == 8)
+            #expect(result.cacheType == .disk)
+            #expect(result.data == nil)
+            #expect(f.origin.requestCount("/cached.png") == 0)
+        }
     }
 
     @Test("a transformer's result is cached under its own key, made from the original's disk data next time")
     func transformed() async throws {
-        let f = try await ManagerFixture()
-        let png = ManagerTestKit.png(width: 32, height: 24)
-        let url = f.serve("/t.png", png)
-        var context = WebImageContext()
-        context.imageTransformer = ImageResizingTransformer(size: PixelSize(width: 10, height: 10), mode: .fill)
-        let first = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
-        #expect(first.image.width == 10)
-        #expect(first.data == nil)
-        let key = try #require(first.cacheKey)
-        #expect(key != url.absoluteString)
-        #expect(await f.cache.diskImageData(forKey: url.absoluteString) == png)
+        try await ManagerFixture.with { f in
+            let png = ManagerTestKit.png(width: 32, height: 24)
+            let url = f.serve("/t.png", png)
+            var context = WebImageContext()
+            context.imageTransformer = ImageResizingTransformer(size: PixelSize(width: 10, height: 10), mode: .fill)
+            let first = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+            #expect(first.image.width == 10)
+            #expect(first.data == nil)
+            let key = try #require(first.cacheKey)
+            #expect(key != url.absoluteString)
+            #expect(await f.cache.diskImageData(forKey: url.absoluteString) == png)
 
-        f.cache.clearMemory()
-        await f.cache.removeImage(forKey: key, fromDisk: true)
-        let second = try await f.manager.loadImage(with: url, context: context)
-        #expect(second.image.width == 10)
-        #expect(second.cacheType == .disk)
-        #expect(f.origin.requestCount("/t.png") == 1)
+            f.cache.clearMemory()
+            await f.cache.removeImage(forKey: key, fromDisk: true)
+            let second = try await f.manager.loadImage(with: url, context: context)
+            #expect(second.image.width == 10)
+            #expect(second.cacheType == .disk)
+            #expect(f.origin.requestCount("/t.png") == 1)
 
-        let third = try await f.manager.loadImage(with: url, context: context)
-        #expect(third.cacheType == .memory)
-        await f.shutdown()
+            let third = try await f.manager.loadImage(with: url, context: context)
+            #expect(third.cacheType == .memory)
+        }
     }
 
     @Test("the delegate may replace a downloaded image; the replacement is delivered without data")
     func delegateTransform() async throws {
-        let f = try await ManagerFixture()
-        let url = f.serve("/r.png", ManagerTestKit.png())
-        let delegate = Replacer()
-        f.manager.delegate = delegate
-        let result = try await f.manager.loadImage(with: url)
-        #expect(result.image.width == 2)
-        #expect(result.data == nil)
-        withExtendedLifetime(delegate) {}
-        await f.shutdown()
+        try await ManagerFixture.with { f in
+            let url = f.serve("/r.png", ManagerTestKit.png())
+            let delegate = Replacer()
+            f.manager.delegate = delegate
+            let result = try await f.manager.loadImage(with: url)
+            #expect(result.image.width == 2)
+            #expect(result.data == nil)
+            withExtendedLifetime(delegate) {}
+        }
     }
 
     @Test("shouldDownloadImage false: no request, no image, no error")
     func vetoDownload() async throws {
-        let f = try await ManagerFixture()
-        let url = f.serve("/v.png", ManagerTestKit.png())
-        let delegate = Replacer(allowDownload: false)
-        f.manager.delegate = delegate
-        let results = await f.loadAll(url)
-        #expect(results.count == 1)
-        #expect(results.first?.image == nil && results.first?.error == nil)
-        #expect(f.origin.requestCount("/v.png") == 0)
-        withExtendedLifetime(delegate) {}
-        await f.shutdown()
+        try await ManagerFixture.with { f in
+            let url = f.serve("/v.png", ManagerTestKit.png())
+            let delegate = Replacer(allowDownload: false)
+            f.manager.delegate = delegate
+            let results = await f.loadAll(url)
+            #expect(results.count == 1)
+            #expect(results.first?.image == nil && results.first?.error == nil)
+            #expect(f.origin.requestCount("/v.png") == 0)
+            withExtendedLifetime(delegate) {}
+        }
     }
 }
 

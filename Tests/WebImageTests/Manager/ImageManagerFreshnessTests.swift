@@ -56,21 +56,21 @@ struct ImageManagerFreshnessTests {
 
     @Test("a 304 refreshes the stored freshness: the next load makes no request")
     func notModifiedRefreshes() async throws {
-        let f = try await ManagerFixture()
-        f.manager.httpCachePolicy = .respectHeaders
-        // The first answer is stale at once; the 304 says fresh for an hour.
-        var initial = TestOrigin.Response(body: Array(ManagerTestKit.png()), contentType: "image/png",
-                                          headers: [("Cache-Control", "max-age=0")])
-        initial.etag = "\"v1\""
-        let first = initial
-        let notModified = TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
-        f.origin.route("/refresh.png") { request in request.headers["if-none-match"] == "\"v1\"" ? notModified : first }
-        let url = f.origin.url("/refresh.png")
-        _ = await f.loadAll(url, options: Self.store)
-        _ = await f.loadAll(url)
-        _ = await f.loadAll(url)
-        #expect(f.origin.requestCount("/refresh.png") == 2)
-        await f.shutdown()
+        try await ManagerFixture.with { f in
+            f.manager.httpCachePolicy = .respectHeaders
+            // The first answer is stale at once; the 304 says fresh for an hour.
+            var initial = TestOrigin.Response(body: Array(ManagerTestKit.png()), contentType: "image/png",
+                                              headers: [("Cache-Control", "max-age=0")])
+            initial.etag = "\"v1\""
+            let first = initial
+            let notModified = TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
+            f.origin.route("/refresh.png") { request in request.headers["if-none-match"] == "\"v1\"" ? notModified : first }
+            let url = f.origin.url("/refresh.png")
+            _ = await f.loadAll(url, options: Self.store)
+            _ = await f.loadAll(url)
+            _ = await f.loadAll(url)
+            #expect(f.origin.requestCount("/refresh.png") == 2)
+        }
     }
 
     @Test("stale-while-revalidate serves the stale image at once and revalidates in the background")
@@ -119,36 +119,36 @@ struct ImageManagerFreshnessTests {
     @Test("no-store is never written to disk, even without the opt-in")
     func noStore() async throws {
         for policy in [HTTPCachePolicy.ignoreHeaders, .respectHeaders] {
-            let f = try await ManagerFixture()
-            f.manager.httpCachePolicy = policy
-            let url = f.serve("/private.png", ManagerTestKit.png(), headers: [("Cache-Control", "private, no-store")])
-            #expect(await f.loadAll(url, options: Self.store).first?.image != nil)
-            await f.cache.flush()
-            #expect(await f.cache.diskImageData(forKey: url.absoluteString) == nil)
-            let thumb = f.serve("/private-thumb.png", ManagerTestKit.png(), headers: [("Cache-Control", "no-store")])
-            var context = WebImageContext()
-            context.thumbnailPixelSize = PixelSize(width: 8, height: 8)
-            _ = await f.loadAll(thumb, options: Self.store, context: context)
-            await f.cache.flush()
-            #expect(await f.cache.diskImageData(forKey: thumb.absoluteString) == nil)
-            #expect(await f.cache.diskImageData(forKey: f.manager.cacheKey(for: thumb, context: context) ?? "") == nil)
-            await f.shutdown()
+            try await ManagerFixture.with { f in
+                f.manager.httpCachePolicy = policy
+                let url = f.serve("/private.png", ManagerTestKit.png(), headers: [("Cache-Control", "private, no-store")])
+                #expect(await f.loadAll(url, options: Self.store).first?.image != nil)
+                await f.cache.flush()
+                #expect(await f.cache.diskImageData(forKey: url.absoluteString) == nil)
+                let thumb = f.serve("/private-thumb.png", ManagerTestKit.png(), headers: [("Cache-Control", "no-store")])
+                var context = WebImageContext()
+                context.thumbnailPixelSize = PixelSize(width: 8, height: 8)
+                _ = await f.loadAll(thumb, options: Self.store, context: context)
+                await f.cache.flush()
+                #expect(await f.cache.diskImageData(forKey: thumb.absoluteString) == nil)
+                #expect(await f.cache.diskImageData(forKey: f.manager.cacheKey(for: thumb, context: context) ?? "") == nil)
+            }
         }
     }
 
     @Test("without the opt-in, headers are stored but not obeyed (SDWebImage's behaviour)")
     func ignoredByDefault() async throws {
-        let f = try await ManagerFixture()
-        let url = f.serve("/old.png", ManagerTestKit.png(), headers: [("Cache-Control", "max-age=0")])
-        _ = await f.loadAll(url, options: Self.store)
-        _ = await f.loadAll(url)
-        #expect(f.origin.requestCount("/old.png") == 1)
-        // A per-load context can opt in.
-        var context = WebImageContext()
-        context.httpCachePolicy = .respectHeaders
-        _ = await f.loadAll(url, context: context)
-        #expect(f.origin.requestCount("/old.png") == 2)
-        await f.shutdown()
+        try await ManagerFixture.with { f in
+            let url = f.serve("/old.png", ManagerTestKit.png(), headers: [("Cache-Control", "max-age=0")])
+            _ = await f.loadAll(url, options: Self.store)
+            _ = await f.loadAll(url)
+            #expect(f.origin.requestCount("/old.png") == 1)
+            // A per-load context can opt in.
+            var context = WebImageContext()
+            context.httpCachePolicy = .respectHeaders
+            _ = await f.loadAll(url, context: context)
+            #expect(f.origin.requestCount("/old.png") == 2)
+        }
     }
 }
 

@@ -76,76 +76,76 @@ struct ImageManagerStallTests {
 
     @Test("a custom cache that never answers one query holds up that load only")
     func stalledCache() async throws {
-        let origin = try await TestOrigin.start()
-        let directory = try TemporaryDirectory()
-        var config = ImageCache.Config()
-        config.coders = ManagerTestKit.coders
-        let stalledURL = origin.url("/stalled.png"), freeURL = origin.url("/free.png")
-        for path in ["/stalled.png", "/free.png"] {
-            origin.route(path, .init(body: Array(ManagerTestKit.png()), contentType: "image/png"))
-        }
-        let cache = StallingCache(ImageCache(namespace: "stall", directory: directory.url, config: config),
-                                  stalling: stalledURL.absoluteString)
-        var downloaderConfig = DownloaderConfig()
-        downloaderConfig.coders = ManagerTestKit.coders
-        let downloader = ImageDownloader(config: downloaderConfig)
-        let manager = ImageManager(cache: cache, loader: downloader)
+        try await TestOrigin.with { origin in
+            let directory = try TemporaryDirectory()
+            var config = ImageCache.Config()
+            config.coders = ManagerTestKit.coders
+            let stalledURL = origin.url("/stalled.png"), freeURL = origin.url("/free.png")
+            for path in ["/stalled.png", "/free.png"] {
+                origin.route(path, .init(body: Array(ManagerTestKit.png()), contentType: "image/png"))
+            }
+            let cache = StallingCache(ImageCache(namespace: "stall", directory: directory.url, config: config),
+                                      stalling: stalledURL.absoluteString)
+            var downloaderConfig = DownloaderConfig()
+            downloaderConfig.coders = ManagerTestKit.coders
+            let downloader = ImageDownloader(config: downloaderConfig)
+            let manager = ImageManager(cache: cache, loader: downloader)
 
-        // Given a load whose cache query never returns (through both APIs)
-        let stalledTask = manager.imageTask(with: stalledURL)
-        let stalledOperation = manager.loadImage(with: stalledURL) { _ in }
-        #expect(await ManagerTestKit.eventually { cache.stalledQueries == 2 })
-        // When other loads run meanwhile, then they complete, again and again
-        for round in 0..<3 {
-            let response = try await manager.loadImage(with: freeURL, options: [.fromLoaderOnly])
-            #expect(response.image.width == 32, "round \(round)")
-        }
-        let results = await ImageManagerStallTests.load(manager, freeURL)
-        #expect(results.first?.error == nil)
-        #expect(stalledTask.state == .running && !stalledOperation.isFinished)
+            // Given a load whose cache query never returns (through both APIs)
+            let stalledTask = manager.imageTask(with: stalledURL)
+            let stalledOperation = manager.loadImage(with: stalledURL) { _ in }
+            #expect(await ManagerTestKit.eventually { cache.stalledQueries == 2 })
+            // When other loads run meanwhile, then they complete, again and again
+            for round in 0..<3 {
+                let response = try await manager.loadImage(with: freeURL, options: [.fromLoaderOnly])
+                #expect(response.image.width == 32, "round \(round)")
+            }
+            let results = await ImageManagerStallTests.load(manager, freeURL)
+            #expect(results.first?.error == nil)
+            #expect(stalledTask.state == .running && !stalledOperation.isFinished)
 
-        cache.release()
-        #expect(try await stalledTask.response.image.width == 32)
-        #expect(await ManagerTestKit.eventually { stalledOperation.isFinished })
-        await downloader.shutdown()
-        await origin.shutdown()
+            cache.release()
+            #expect(try await stalledTask.response.image.width == 32)
+            #expect(await ManagerTestKit.eventually { stalledOperation.isFinished })
+            await downloader.shutdown()
+        }
     }
 
     @Test("a coder stuck in a call (partial or final decode) holds up that load only")
     func stalledCoder() async throws {
-        let origin = try await TestOrigin.start()
-        let directory = try TemporaryDirectory()
-        let stuckPNG = ManagerTestKit.png(width: 40, height: 40), freePNG = ManagerTestKit.png(width: 16, height: 16)
-        let coder = StallingCoder(stalling: stuckPNG.count)
-        let coders = ImageCodersManager(coders: [coder])
-        var config = ImageCache.Config()
-        config.coders = coders
-        var downloaderConfig = DownloaderConfig()
-        downloaderConfig.coders = coders
-        // One slot may be taken by the stuck coder; the other loads need the rest.
-        downloaderConfig.decodeQueue = DecodeQueue(maxConcurrent: 4)
-        let downloader = ImageDownloader(config: downloaderConfig)
-        let manager = ImageManager(cache: ImageCache(namespace: "coder", directory: directory.url, config: config), loader: downloader)
-        origin.route("/stuck.png", .init(body: Array(stuckPNG), contentType: "image/png"))
-        for i in 0..<4 { origin.route("/free\(i).png", .init(body: Array(freePNG), contentType: "image/png")) }
+        try await TestOrigin.with { origin in
+            let directory = try TemporaryDirectory()
+            let stuckPNG = ManagerTestKit.png(width: 40, height: 40), freePNG = ManagerTestKit.png(width: 16, height: 16)
+            let coder = StallingCoder(stalling: stuckPNG.count)
+            let coders = ImageCodersManager(coders: [coder])
+            var config = ImageCache.Config()
+            config.coders = coders
+            var downloaderConfig = DownloaderConfig()
+            downloaderConfig.coders = coders
+            // One slot may be taken by the stuck coder; the other loads need the rest.
+            downloaderConfig.decodeQueue = DecodeQueue(maxConcurrent: 4)
+            let downloader = ImageDownloader(config: downloaderConfig)
+            let manager = ImageManager(cache: ImageCache(namespace: "coder", directory: directory.url, config: config), loader: downloader)
+            origin.route("/stuck.png", .init(body: Array(stuckPNG), contentType: "image/png"))
+            for i in 0..<4 { origin.route("/free\(i).png", .init(body: Array(freePNG), contentType: "image/png")) }
 
-        // Given a progressive load whose coder is stuck (in canDecodeIncrementally, then decode)
-        let stuck = manager.imageTask(with: origin.url("/stuck.png"), options: [.progressiveLoad])
-        #expect(await ManagerTestKit.eventually { coder.stalledCalls >= 1 })
-        // and a second caller joining its transfer meanwhile
-        let joined = manager.imageTask(with: origin.url("/stuck.png"), options: [.progressiveLoad])
-        // When other loads run through the same manager and downloader, then they complete
-        for i in 0..<4 {
-            let response = try await manager.loadImage(with: origin.url("/free\(i).png"), options: [.progressiveLoad])
-            #expect(response.image.width == 16)
+            // Given a progressive load whose coder is stuck (in canDecodeIncrementally, then decode)
+            let stuck = manager.imageTask(with: origin.url("/stuck.png"), options: [.progressiveLoad])
+            #expect(await ManagerTestKit.eventually { coder.stalledCalls >= 1 })
+            // and a second caller joining its transfer meanwhile
+            let joined = manager.imageTask(with: origin.url("/stuck.png"), options: [.progressiveLoad])
+            // When other loads run through the same manager and downloader, then they complete
+            for i in 0..<4 {
+                let response = try await manager.loadImage(with: origin.url("/free\(i).png"), options: [.progressiveLoad])
+                #expect(response.image.width == 16)
+            }
+            #expect(stuck.state == .running && joined.state == .running)
+            coder.release()
+            #expect(try await stuck.response.image.width == 40)
+            #expect(try await joined.response.image.width == 40)
+            #expect(origin.requestCount("/stuck.png") == 1)
+            await downloader.shutdown()
         }
-        #expect(stuck.state == .running && joined.state == .running)
-        coder.release()
-        #expect(try await stuck.response.image.width == 40)
-        #expect(try await joined.response.image.width == 40)
-        #expect(origin.requestCount("/stuck.png") == 1)
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 
     /// The callback form's results for `url`, once the load ended.

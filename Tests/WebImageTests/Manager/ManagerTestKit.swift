@@ -53,7 +53,9 @@ final class ManagerFixture: Sendable {
     }
 
     /// Runs `body` with a new fixture and awaits its shutdown whether `body` returns or throws.
-    static func with(timeout: TimeInterval = 10, _ body: (ManagerFixture) async throws -> Void) async throws {
+    static func with(
+        timeout: TimeInterval = 10, isolation: isolated (any Actor)? = #isolation, _ body: (ManagerFixture) async throws -> Void
+    ) async throws {
         let fixture = try await ManagerFixture(timeout: timeout)
         do {
             try await body(fixture)

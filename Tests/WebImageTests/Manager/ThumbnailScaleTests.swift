@@ -12,33 +12,33 @@ import Testing
 struct ThumbnailScaleTests {
     @Test("downloaded, then made from the original's cached data, then from memory: scale 2 each time")
     func scaleFromTheOriginalKey() async throws {
-        let f = try await ManagerFixture()
-        let url = f.serve("/icons/a@2x.png", ManagerTestKit.png(width: 64, height: 48))
-        let context = WebImageContext.with { $0.thumbnailPixelSize = PixelSize(width: 16, height: 12) }
+        try await ManagerFixture.with { f in
+            let url = f.serve("/icons/a@2x.png", ManagerTestKit.png(width: 64, height: 48))
+            let context = WebImageContext.with { $0.thumbnailPixelSize = PixelSize(width: 16, height: 12) }
 
-        let downloaded = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
-        #expect(downloaded.cacheType == .none)
-        #expect(downloaded.image.scale == 2)
-        #expect(downloaded.image.width == 16)
+            let downloaded = try await f.manager.loadImage(with: url, options: [.waitStoreCache], context: context)
+            #expect(downloaded.cacheType == .none)
+            #expect(downloaded.image.scale == 2)
+            #expect(downloaded.image.width == 16)
 
-        f.cache.clearMemory()
-        let derived = try await f.manager.loadImage(with: url, context: context)
-        #expect(derived.cacheType == .disk)
-        #expect(derived.image.scale == 2)
-        #expect(f.origin.requestCount("/icons/a@2x.png") == 1)
+            f.cache.clearMemory()
+            let derived = try await f.manager.loadImage(with: url, context: context)
+            #expect(derived.cacheType == .disk)
+            #expect(derived.image.scale == 2)
+            #expect(f.origin.requestCount("/icons/a@2x.png") == 1)
 
-        let remembered = try await f.manager.loadImage(with: url, context: context)
-        #expect(remembered.cacheType == .memory && remembered.image.scale == 2)
-        await f.shutdown()
+            let remembered = try await f.manager.loadImage(with: url, context: context)
+            #expect(remembered.cacheType == .memory && remembered.image.scale == 2)
+        }
     }
 
     @Test("a plain thumbnail keeps scale 1")
     func plainURL() async throws {
-        let f = try await ManagerFixture()
-        let url = f.serve("/icons/b.png", ManagerTestKit.png(width: 64, height: 48))
-        let context = WebImageContext.with { $0.thumbnailPixelSize = PixelSize(width: 16, height: 12) }
-        let downloaded = try await f.manager.loadImage(with: url, context: context)
-        #expect(downloaded.image.scale == 1)
-        await f.shutdown()
+        try await ManagerFixture.with { f in
+            let url = f.serve("/icons/b.png", ManagerTestKit.png(width: 64, height: 48))
+            let context = WebImageContext.with { $0.thumbnailPixelSize = PixelSize(width: 16, height: 12) }
+            let downloaded = try await f.manager.loadImage(with: url, context: context)
+            #expect(downloaded.image.scale == 1)
+        }
     }
 }
