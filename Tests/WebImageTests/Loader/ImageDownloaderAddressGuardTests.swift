@@ -58,30 +58,30 @@ struct ImageDownloaderAddressGuardTests {
     func redirectHops() async throws {
         // The first hop is allowed by name; the targets are not.
         let policy = AddressPolicy(allowedHosts: ["127.0.0.2"])
-        let origin = try await TestOrigin.start(host: "127.0.0.2")
-        try await TestOrigin.with(host: "127.0.0.1", port: origin.port) { target in
-            let downloader = ImageDownloader(config: Self.config(policy))
-            let (bytes, _) = LoaderTestKit.rawImage()
-            target.route("/img.raw", .init(body: bytes))
-            origin.route("/img.raw", .init(body: bytes))
-            let hops = [
-                "http://127.0.0.1:\(origin.port)/img.raw", "http://[::1]:\(origin.port)/img.raw",
-                "http://localhost:\(origin.port)/img.raw", "http://[::ffff:127.0.0.1]:\(origin.port)/img.raw",
-            ]
-            for (i, hop) in hops.enumerated() {
-                origin.route("/r\(i)", .redirect(to: hop))
-                let recorder = LoadRecorder()
-                recorder.request(downloader, origin.url("/r\(i)"))
-                #expect(await recorder.finalError()?.code == .forbiddenAddress, "\(hop)")
-                #expect(origin.requestCount("/r\(i)") == 1)
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            try await TestOrigin.with(host: "127.0.0.1", port: origin.port) { target in
+                let downloader = ImageDownloader(config: Self.config(policy))
+                let (bytes, _) = LoaderTestKit.rawImage()
+                target.route("/img.raw", .init(body: bytes))
+                origin.route("/img.raw", .init(body: bytes))
+                let hops = [
+                    "http://127.0.0.1:\(origin.port)/img.raw", "http://[::1]:\(origin.port)/img.raw",
+                    "http://localhost:\(origin.port)/img.raw", "http://[::ffff:127.0.0.1]:\(origin.port)/img.raw",
+                ]
+                for (i, hop) in hops.enumerated() {
+                    origin.route("/r\(i)", .redirect(to: hop))
+                    let recorder = LoadRecorder()
+                    recorder.request(downloader, origin.url("/r\(i)"))
+                    #expect(await recorder.finalError()?.code == .forbiddenAddress, "\(hop)")
+                    #expect(origin.requestCount("/r\(i)") == 1)
+                }
+                // A redirect within the allowed host is followed.
+                origin.route("/ok", .redirect(to: "/img.raw"))
+                _ = try await downloader.loadImage(with: origin.url("/ok"))
+                #expect(origin.requestCount("/img.raw") == 1)
+                #expect(target.connectionCount == 0)
+                await downloader.shutdown()
             }
-            // A redirect within the allowed host is followed.
-            origin.route("/ok", .redirect(to: "/img.raw"))
-            _ = try await downloader.loadImage(with: origin.url("/ok"))
-            #expect(origin.requestCount("/img.raw") == 1)
-            #expect(target.connectionCount == 0)
-            await downloader.shutdown()
-            await origin.shutdown()
         }
     }
 
@@ -89,52 +89,52 @@ struct ImageDownloaderAddressGuardTests {
     func connectsToCheckedAddress() async throws {
         // Two origins share a port on 127.0.0.2 (A) and 127.0.0.1 (B). The system resolves
         // localhost to B; the guard's resolver says A. A load of localhost must reach A.
-        let a = try await TestOrigin.start(host: "127.0.0.2")
-        try await TestOrigin.with(host: "127.0.0.1", port: a.port) { b in
-            let resolver = ScriptedResolver(["localhost": [["127.0.0.2"], ["127.0.0.1"]]])
-            let policy = AddressPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))], resolver: resolver)
-            let downloader = ImageDownloader(config: Self.config(policy))
-            let (bytesA, pixelsA) = LoaderTestKit.rawImage(width: 8, height: 8)
-            let (bytesB, _) = LoaderTestKit.rawImage(width: 4, height: 4)
-            a.route("/who.raw") { request in
-                // The Host header still names the host, not the address.
-                TestOrigin.Response(status: request.headers["host"] == "localhost:\(a.port)" ? 200 : 400, body: bytesA)
-            }
-            b.route("/who.raw", .init(body: bytesB))
+        try await TestOrigin.with(host: "127.0.0.2") { a in
+            try await TestOrigin.with(host: "127.0.0.1", port: a.port) { b in
+                let resolver = ScriptedResolver(["localhost": [["127.0.0.2"], ["127.0.0.1"]]])
+                let policy = AddressPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))], resolver: resolver)
+                let downloader = ImageDownloader(config: Self.config(policy))
+                let (bytesA, pixelsA) = LoaderTestKit.rawImage(width: 8, height: 8)
+                let (bytesB, _) = LoaderTestKit.rawImage(width: 4, height: 4)
+                a.route("/who.raw") { request in
+                    // The Host header still names the host, not the address.
+                    TestOrigin.Response(status: request.headers["host"] == "localhost:\(a.port)" ? 200 : 400, body: bytesA)
+                }
+                b.route("/who.raw", .init(body: bytesB))
 
-            let url = try #require(URL(string: "http://localhost:\(a.port)/who.raw"))
-            let response = try await downloader.loadImage(with: url)
-            #expect(response.image?.pixels == pixelsA)
-            #expect(resolver.lookups(of: "localhost") == 1)
-            #expect(a.requestCount("/who.raw") == 1)
-            #expect(b.connectionCount == 0)
-            await downloader.shutdown()
-            await a.shutdown()
+                let url = try #require(URL(string: "http://localhost:\(a.port)/who.raw"))
+                let response = try await downloader.loadImage(with: url)
+                #expect(response.image?.pixels == pixelsA)
+                #expect(resolver.lookups(of: "localhost") == 1)
+                #expect(a.requestCount("/who.raw") == 1)
+                #expect(b.connectionCount == 0)
+                await downloader.shutdown()
+            }
         }
     }
 
     @Test("a rebinding answer on a redirect hop is refused: each hop resolves and checks again")
     func rebindingOnRedirect() async throws {
-        let a = try await TestOrigin.start(host: "127.0.0.2")
-        try await TestOrigin.with(host: "127.0.0.1", port: a.port) { b in
-            // First lookup: an allowed address; second: a refused one.
-            let resolver = ScriptedResolver(["localhost": [["127.0.0.2"], ["127.0.0.1"]]])
-            let policy = AddressPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.2/32"))], resolver: resolver)
-            let downloader = ImageDownloader(config: Self.config(policy))
-            a.route("/start", .redirect(to: "/img.raw"))
-            let (bytes, _) = LoaderTestKit.rawImage()
-            b.route("/img.raw", .init(body: bytes))
-            a.route("/img.raw", .init(body: bytes))
+        try await TestOrigin.with(host: "127.0.0.2") { a in
+            try await TestOrigin.with(host: "127.0.0.1", port: a.port) { b in
+                // First lookup: an allowed address; second: a refused one.
+                let resolver = ScriptedResolver(["localhost": [["127.0.0.2"], ["127.0.0.1"]]])
+                let policy = AddressPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.2/32"))], resolver: resolver)
+                let downloader = ImageDownloader(config: Self.config(policy))
+                a.route("/start", .redirect(to: "/img.raw"))
+                let (bytes, _) = LoaderTestKit.rawImage()
+                b.route("/img.raw", .init(body: bytes))
+                a.route("/img.raw", .init(body: bytes))
 
-            let recorder = LoadRecorder()
-            recorder.request(downloader, try #require(URL(string: "http://localhost:\(a.port)/start")))
-            #expect(await recorder.finalError()?.code == .forbiddenAddress)
-            #expect(resolver.lookups(of: "localhost") == 2)
-            #expect(a.requestCount("/start") == 1)
-            #expect(a.requestCount("/img.raw") == 0)
-            #expect(b.connectionCount == 0)
-            await downloader.shutdown()
-            await a.shutdown()
+                let recorder = LoadRecorder()
+                recorder.request(downloader, try #require(URL(string: "http://localhost:\(a.port)/start")))
+                #expect(await recorder.finalError()?.code == .forbiddenAddress)
+                #expect(resolver.lookups(of: "localhost") == 2)
+                #expect(a.requestCount("/start") == 1)
+                #expect(a.requestCount("/img.raw") == 0)
+                #expect(b.connectionCount == 0)
+                await downloader.shutdown()
+            }
         }
     }
 

@@ -9,33 +9,33 @@ import WebImageTestOrigin
 struct ImageDownloaderHopPolicyTests {
     @Test("an allowed source that redirects to a host outside the allowlist: sourceNotAllowed, no request reaches it")
     func redirectOutsideTheAllowlist() async throws {
-        let allowed = try await TestOrigin.start(host: "127.0.0.1")
-        try await TestOrigin.with(host: "127.0.0.2") { other in
-            let (bytes, _) = LoaderTestKit.rawImage()
-            other.route("/img.raw", .init(body: bytes))
-            allowed.route("/img.raw", .init(body: bytes))
-            allowed.route("/away", .redirect(to: other.url("/img.raw").absoluteString))
-            allowed.route("/home", .redirect(to: "/img.raw"))
-            for sources in [SourceAllowlist(hosts: ["127.0.0.1"]), SourceAllowlist(urlPrefixes: ["http://127.0.0.1:\(allowed.port)/"])] {
-                let downloader = ImageDownloader(config: LoaderTestKit.config { $0.hopPolicy.sources = sources })
-                let recorder = LoadRecorder()
-                recorder.request(downloader, allowed.url("/away"))
-                let error = await recorder.finalError()
-                #expect(error?.code == .sourceNotAllowed)
-                #expect(error?.code.rawValue == 2012)
-                let refusal = try #require(error)
-                #expect(downloader.shouldBlockFailedURL(allowed.url("/away"), error: refusal) == false)
-                // A redirect that stays on the allowed host is followed.
-                #expect(try await downloader.loadImage(with: allowed.url("/home")).data?.count == bytes.count)
-                // A source outside the list is refused before any connection.
-                let direct = LoadRecorder()
-                direct.request(downloader, other.url("/img.raw"))
-                #expect(await direct.finalError()?.code == .sourceNotAllowed)
-                await downloader.shutdown()
+        try await TestOrigin.with(host: "127.0.0.1") { allowed in
+            try await TestOrigin.with(host: "127.0.0.2") { other in
+                let (bytes, _) = LoaderTestKit.rawImage()
+                other.route("/img.raw", .init(body: bytes))
+                allowed.route("/img.raw", .init(body: bytes))
+                allowed.route("/away", .redirect(to: other.url("/img.raw").absoluteString))
+                allowed.route("/home", .redirect(to: "/img.raw"))
+                for sources in [SourceAllowlist(hosts: ["127.0.0.1"]), SourceAllowlist(urlPrefixes: ["http://127.0.0.1:\(allowed.port)/"])] {
+                    let downloader = ImageDownloader(config: LoaderTestKit.config { $0.hopPolicy.sources = sources })
+                    let recorder = LoadRecorder()
+                    recorder.request(downloader, allowed.url("/away"))
+                    let error = await recorder.finalError()
+                    #expect(error?.code == .sourceNotAllowed)
+                    #expect(error?.code.rawValue == 2012)
+                    let refusal = try #require(error)
+                    #expect(downloader.shouldBlockFailedURL(allowed.url("/away"), error: refusal) == false)
+                    // A redirect that stays on the allowed host is followed.
+                    #expect(try await downloader.loadImage(with: allowed.url("/home")).data?.count == bytes.count)
+                    // A source outside the list is refused before any connection.
+                    let direct = LoadRecorder()
+                    direct.request(downloader, other.url("/img.raw"))
+                    #expect(await direct.finalError()?.code == .sourceNotAllowed)
+                    await downloader.shutdown()
+                }
+                #expect(other.connectionCount == 0)
+                #expect(other.totalRequests == 0)
             }
-            #expect(other.connectionCount == 0)
-            #expect(other.totalRequests == 0)
-            await allowed.shutdown()
         }
     }
 
