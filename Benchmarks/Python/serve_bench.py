@@ -242,41 +242,18 @@ class ServeBench:
         self.mixed = self.mixed_sources()
         self.mixed_names = link_copies(self.mixed, root / "mixed", self.count)
         self.origin = NginxOrigin(root, self.work_dir / "nginx").start()
-        port = free_port()
-        self.servers["ours"] = Server("webimage serve", [self.webimage, "serve", "--no-cache",
-                                                    "--allow-private-addresses", "--host", "127.0.0.1",
-                                                    "--port", str(port)],
-                                 port, "/health", self.work_dir / "ours.log").start()
+        self.servers["ours"] = self.ours("ours", "webimage serve", self.webimage, ["--no-cache"]).start()
         from otlp_sink import OTLPSink
         self.sink = OTLPSink().start()
-        port = free_port()
-        self.servers["ours-traced"] = Server(
-            "webimage serve (OpenTelemetry on)",
-            [self.webimage, "serve", "--no-cache", "--allow-private-addresses", "--host", "127.0.0.1",
-             "--port", str(port)],
-            port, "/health", self.work_dir / "ours-traced.log",
+        # A build without the OpenTelemetry trait refuses the setting: the row says so.
+        self.tracing_reason = self.start_optional("ours-traced", self.ours(
+            "ours-traced", "webimage serve (OpenTelemetry on)", self.webimage, ["--no-cache"],
             env={"IMGPROXY_OPEN_TELEMETRY_ENABLE": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": self.sink.endpoint,
-                 "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_SERVICE_NAME": "webimage-bench"})
-        try:
-            self.servers["ours-traced"].start()
-        except RuntimeError as error:
-            # A build without the OpenTelemetry trait refuses the setting: the row says so.
-            self.tracing_reason = str(error)
-            del self.servers["ours-traced"]
+                 "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_SERVICE_NAME": "webimage-bench"}))
         baseline = os.environ.get("WEBIMAGE_TOOL_BASELINE")
-        if baseline:
-            port = free_port()
-            self.servers["ours-baseline"] = Server(
-                "webimage serve (built without OpenTelemetry)",
-                [baseline, "serve", "--no-cache", "--allow-private-addresses", "--host", "127.0.0.1",
-                 "--port", str(port)], port, "/health", self.work_dir / "ours-baseline.log")
-            try:
-                self.servers["ours-baseline"].start()
-            except RuntimeError as error:
-                self.baseline_reason = str(error)
-                del self.servers["ours-baseline"]
-        else:
-            self.baseline_reason = "no build without the trait named (WEBIMAGE_TOOL_BASELINE)"
+        self.baseline_reason = (self.start_optional("ours-baseline", self.ours(
+            "ours-baseline", "webimage serve (built without OpenTelemetry)", baseline, ["--no-cache"]))
+            if baseline else "no build without the trait named (WEBIMAGE_TOOL_BASELINE)")
         if self.peer_reason is None and (self.thumbor is None or not os.access(self.thumbor, os.X_OK)):
             self.peer_reason = "thumbor not installed (make -C Benchmarks venv)"
         if self.peer_reason is None:
@@ -291,6 +268,22 @@ class ServeBench:
                         port, "/healthcheck", self.work_dir / f"thumbor-{n}.log").start()
             except RuntimeError as error:
                 self.peer_reason = str(error)
+
+    def ours(self, name, label, binary, extra, env=None):
+        """`webimage serve` from `binary` on a free loopback port (not started), sources on
+        private addresses allowed, logging to `name`.log."""
+        port = free_port()
+        return Server(label, [binary, "serve", "--allow-private-addresses", "--host", "127.0.0.1",
+                              "--port", str(port), *extra],
+                      port, "/health", self.work_dir / f"{name}.log", env=env)
+
+    def start_optional(self, name, server):
+        """Starts `server` as self.servers[name]; why not, when it did not start."""
+        try:
+            self.servers[name] = server.start()
+        except RuntimeError as error:
+            return str(error)
+        return None
 
     def urls(self, origin, folder, names, sizes, builder):
         return [builder(f"{origin.base_url}/{folder}/{name}", *sizes(i)) for i, name in enumerate(names)]
@@ -450,13 +443,9 @@ class ServeBench:
     def measure_cached(self, origin, cached):
         """A second server with its caches on: one URL asked once to fill them, then again
         and again by one connection; the p99 of those repeats."""
-        port = free_port()
         cache_dir = self.work_dir / "cache"
         shutil.rmtree(cache_dir, ignore_errors=True)
-        server = Server("webimage serve (caches on)",
-                        [self.webimage, "serve", "--allow-private-addresses", "--host", "127.0.0.1",
-                         "--port", str(port), "--cache-dir", str(cache_dir)],
-                        port, "/health", self.work_dir / "cached.log")
+        server = self.ours("cached", "webimage serve (caches on)", self.webimage, ["--cache-dir", str(cache_dir)])
         try:
             server.start()
         except RuntimeError as error:
