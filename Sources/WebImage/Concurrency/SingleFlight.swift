@@ -41,6 +41,8 @@ package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sen
     package var runningCount: Int { state.withLock { $0.entries.count } }
     /// How many times work was started, takeovers included (tests: joiners start none).
     package var startedCount: Int { state.withLock { $0.started } }
+    /// Callers waiting on `key`'s run (tests: a joiner has joined).
+    package func waitingCount(forKey key: Key) -> Int { state.withLock { $0.entries[key]?.waiters.count ?? 0 } }
 
     /// The result of `work` for `key`, run now on this task or joined if
     /// already running.

@@ -113,8 +113,10 @@ struct SingleFlightTests {
         let first = Task { try await Self.$caller.withValue(1) { try await flight.value(forKey: "k") { await gate.work(Self.caller)() } } }
         try await Self.waitUntil { gate.runs == 1 }
         let second = Task { try await Self.$caller.withValue(2) { try await flight.value(forKey: "k") { await gate.work(Self.caller)() } } }
+        // The second caller has joined before the third starts: tasks need not start in order.
+        try await Self.waitUntil { flight.waitingCount(forKey: "k") == 1 }
         let third = Task { try await Self.$caller.withValue(3) { try await flight.value(forKey: "k") { await gate.work(Self.caller)() } } }
-        try await Task.sleep(for: .milliseconds(20))
+        try await Self.waitUntil { flight.waitingCount(forKey: "k") == 2 }
         first.cancel()
         await #expect(throws: WaitError.cancelled) { try await first.value }
         // The first caller's work stopped with it; the longest-waiting joiner runs it again.
