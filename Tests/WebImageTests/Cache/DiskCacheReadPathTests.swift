@@ -63,7 +63,11 @@ struct DiskCacheReadPathTests {
             done.withLock { $0 = true }
             return data
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // The read has either finished or queued behind the blocked thread (a loaded machine
+        // may take a while to get there).
+        for _ in 0..<2500 where !done.withLock({ $0 }) && blocked.pool.pendingCount < 2 {
+            try await Task.sleep(for: .milliseconds(2))
+        }
         // tmpfs keeps every page in memory (nothing to evict): there the read is done already.
         if !done.withLock({ $0 }) {
             #expect(blocked.pool.pendingCount == 2, "the read waits for the pool's only thread")

@@ -30,11 +30,12 @@ struct CachingHostResolverTests {
     @Test("An answer is used for its TTL, then looked up again")
     func expires() async throws {
         let scripted = ScriptedResolver(["a.example": [["192.0.2.1"], ["192.0.2.2"]]])
-        let cache = CachingHostResolver(scripted, ttl: .milliseconds(300))
+        // A TTL long enough that a stall between the first two calls cannot expire it.
+        let cache = CachingHostResolver(scripted, ttl: .seconds(1))
         #expect(try await cache.addresses(for: "a.example", port: 80) == [try #require(IPAddress("192.0.2.1"))])
         #expect(try await cache.addresses(for: "a.example", port: 80) == [try #require(IPAddress("192.0.2.1"))])
         #expect(scripted.lookups(of: "a.example") == 1)
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(1100))
         #expect(try await cache.addresses(for: "a.example", port: 80) == [try #require(IPAddress("192.0.2.2"))])
         #expect(scripted.lookups(of: "a.example") == 2)
     }
@@ -42,12 +43,12 @@ struct CachingHostResolverTests {
     @Test("A failed lookup is remembered for the negative TTL")
     func negative() async throws {
         let scripted = ScriptedResolver([:])
-        let cache = CachingHostResolver(scripted, negativeTTL: .milliseconds(300))
+        let cache = CachingHostResolver(scripted, negativeTTL: .seconds(1))
         for _ in 0..<3 {
             await #expect(throws: WebImageError.self) { try await cache.addresses(for: "nx.example", port: 80) }
         }
         #expect(scripted.lookups(of: "nx.example") == 1)
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(1100))
         await #expect(throws: WebImageError.self) { try await cache.addresses(for: "nx.example", port: 80) }
         #expect(scripted.lookups(of: "nx.example") == 2)
     }

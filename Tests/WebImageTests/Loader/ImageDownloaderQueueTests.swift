@@ -94,13 +94,13 @@ struct ImageDownloaderQueueTests {
         let config = LoaderTestKit.config { $0.maxConcurrentDownloads = 2 }
         try await LoaderTestKit.withOrigin(config) { origin, downloader in
             let (bytes, _) = LoaderTestKit.rawImage(width: 8, height: 8)
-            for i in 0..<6 { origin.route("/c\(i).raw", .init(body: bytes, delay: .milliseconds(800))) }
+            for i in 0..<6 { origin.route("/c\(i).raw", .init(body: bytes, delay: .milliseconds(1500))) }
             let recorders = (0..<6).map { i in
                 let r = LoadRecorder()
                 r.request(downloader, origin.url("/c\(i).raw"))
                 return r
             }
-            // The first two are answered only after 800 ms; until then no third may start.
+            // The first two are answered only after 1.5 s; until then no third may start.
             #expect(await LoaderTestKit.eventually { origin.requestLog.count >= 2 })
             try await Task.sleep(for: .milliseconds(200))
             #expect(origin.requestLog.count == 2)
