@@ -33,6 +33,27 @@ struct Img2DatasetReferenceTests {
         return process.terminationStatus
     }
 
+    /// Runs `webimage img2dataset` and then img2dataset with `arguments`, each writing to a
+    /// folder of its own (the tool's name plus `outputs`), and decodes each one's first sample (a PNG).
+    static func firstSamples(
+        _ arguments: [String], outputs: String, in work: TemporaryDirectory
+    ) async throws -> (ours: PixelBuffer, reference: PixelBuffer) {
+        var images: [PixelBuffer] = []
+        for tool in ["webimage", "img2dataset"] {
+            let out = work.url.appendingPathComponent(tool + outputs)
+            let arguments = arguments + ["--output_folder=\(out.path)"]
+            if tool == "webimage" {
+                let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata"] + arguments)
+                #expect(run.status == 0, "\(run.err)")
+            } else {
+                #expect(try await runReference(arguments, in: work) == 0)
+            }
+            let file = out.appendingPathComponent("00000/\(DatasetFixture.key(shard: 0, index: 0, perShard: 10_000)).png")
+            images.append(try ImageCodersManager.shared.decode(Data(contentsOf: file), options: ImageDecodeOptions()).pixels)
+        }
+        return (images[0], images[1])
+    }
+
     @Test("webdataset from csv: the same shards, members, captions, sizes, hashes, statuses and EXIF values")
     func sameShards() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.img2dataset.path) else {
@@ -227,21 +248,9 @@ struct Img2DatasetReferenceTests {
             let work = try TemporaryDirectory()
             let list = try DatasetFixture.write("{\"url\": \"\(origin.url("/a.jpg").absoluteString)\", \"b\": [[0.25, 0.25, 0.75, 0.75]]}\n",
                                                 "rows.jsonl", in: work)
-            var images: [PixelBuffer] = []
-            for tool in ["webimage", "img2dataset"] {
-                let out = work.url.appendingPathComponent(tool)
-                let arguments = ["--url_list=\(list)", "--input_format=jsonl", "--bbox_col=b", "--resize_mode=no",
-                                 "--encode_format=png", "--encode_quality=9", "--output_folder=\(out.path)", "--processes_count=1"]
-                if tool == "webimage" {
-                    let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata"] + arguments)
-                    #expect(run.status == 0, "\(run.err)")
-                } else {
-                    #expect(try await Self.runReference(arguments, in: work) == 0)
-                }
-                let file = out.appendingPathComponent("00000/\(DatasetFixture.key(shard: 0, index: 0, perShard: 10_000)).png")
-                images.append(try ImageCodersManager.shared.decode(Data(contentsOf: file), options: ImageDecodeOptions()).pixels)
-            }
-            let (a, b) = (images[0], images[1])
+            let (a, b) = try await Self.firstSamples(
+                ["--url_list=\(list)", "--input_format=jsonl", "--bbox_col=b", "--resize_mode=no",
+                 "--encode_format=png", "--encode_quality=9", "--processes_count=1"], outputs: "", in: work)
             try #require(a.width == b.width && a.height == b.height && a.width == 512)
             // Box 128…384, grown by 25.6 → 102…409 (int truncation); its blur spreads ~2σ further.
             func meanDifference(_ xs: Range<Int>, _ ys: Range<Int>) -> Double {
@@ -276,23 +285,10 @@ struct Img2DatasetReferenceTests {
             // OpenCV's LANCZOS4 does not widen its kernel when shrinking (it aliases); our Lanczos3
             // does, hence the lower floor for lanczos down.
             for (name, size, floor) in [("area", 200, 35.0), ("lanczos", 200, 25.0), ("bilinear", 700, 45.0), ("bicubic", 700, 40.0)] {
-                var images: [PixelBuffer] = []
-                for tool in ["webimage", "img2dataset"] {
-                    let out = work.url.appendingPathComponent("\(tool)-\(name)")
-                    let arguments = ["--url_list=\(list)", "--resize_mode=keep_ratio", "--image_size=\(size)",
-                                     "--downscale_interpolation=\(name)", "--upscale_interpolation=\(name)",
-                                     "--encode_format=png", "--encode_quality=9", "--output_folder=\(out.path)",
-                                     "--processes_count=1"]
-                    if tool == "webimage" {
-                        let run = try await WebImageTool.run(["img2dataset", "--jsonl_metadata"] + arguments)
-                        #expect(run.status == 0, "\(run.err)")
-                    } else {
-                        #expect(try await Self.runReference(arguments, in: work) == 0)
-                    }
-                    let file = out.appendingPathComponent("00000/\(DatasetFixture.key(shard: 0, index: 0, perShard: 10_000)).png")
-                    images.append(try ImageCodersManager.shared.decode(Data(contentsOf: file), options: ImageDecodeOptions()).pixels)
-                }
-                let (a, b) = (images[0], images[1])
+                let (a, b) = try await Self.firstSamples(
+                    ["--url_list=\(list)", "--resize_mode=keep_ratio", "--image_size=\(size)",
+                     "--downscale_interpolation=\(name)", "--upscale_interpolation=\(name)",
+                     "--encode_format=png", "--encode_quality=9", "--processes_count=1"], outputs: "-\(name)", in: work)
                 #expect(a.width == size && a.height == size && b.width == size && b.height == size, "\(name)")
                 guard a.width == b.width, a.height == b.height else { continue }
                 var squared = 0.0
