@@ -15,13 +15,17 @@
 // (wi_jpeg_scaled_huffman.c); elsewhere one or two coefficients come per lookup, and
 // values no IDCT reads land in a dump slot. The IDCTs are libjpeg's arithmetic
 // (wi_jpeg_scaled_idct.c), so the planes are libjpeg's. On a 12 MP 4:2:0 photo this
-// decodes at 1/8 in ~0.75-0.8 of libjpeg-turbo's CPU time, at 1/4 (where libjpeg-turbo's
-// SSE2 IDCTs beat these scalar ones) in ~1.3×; wi_jpeg_decoder.c uses it where it pays.
+// decodes at 1/8 in ~0.85 of libjpeg-turbo's CPU time, at 1/4 in ~1.15× (libjpeg-turbo's
+// Huffman decoder is faster than the one-or-two-coefficient lookups here, which every
+// coefficient a 2×2 or 4×4 IDCT reads still needs); wi_jpeg_decoder_output.c uses it
+// where it pays. The set: this file (the block walk), wi_jpeg_scaled_reader.c (bits, markers,
+// restarts), _huffman.c (tables), _idct.c, _setup.c (the choice), _rgb.c (RGBA rows).
 //
 // Data libjpeg-turbo would have to repair (too short, a code not in the table, restart
-// markers missing or out of order, fill bytes inside the data) returns WI_SCALED_IRREGULAR: the caller discards the
-// planes and lets libjpeg-turbo decode the file, so its recovery stays the only one.
-#include "wi_jpeg_scaled.h"
+// markers missing or out of order, fill bytes inside the data) returns WI_SCALED_IRREGULAR:
+// the caller discards the planes and lets libjpeg-turbo decode the file, so its recovery
+// stays the only one.
+#include "wi_jpeg_scaled_reader.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,100 +40,6 @@ static const uint8_t natural_order[80] = {
     0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13,
     6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
     39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
-
-/// Entropy-coded bits, most significant first; zero bits are fed past a marker or the end
-/// (`padding` counts them) as libjpeg-turbo does, so reading into them means the data ran
-/// out. `irregular` marks 0xFF fill bytes before a stuffed 0x00, which libjpeg-turbo's
-/// fast path takes for a marker: it decodes the MCU on zeros, then again properly, and
-/// keeps coefficients of the first pass that the second does not overwrite.
-typedef struct {
-    uint64_t bits;
-    int count, padding, irregular;
-    const uint8_t *next, *end, *marker, *data_end;
-} reader;
-
-/// Byte by byte, for the stretches near 0xFF bytes, markers and the end.
-static reader refill_slow(reader state) {
-    reader *r = &state;
-    while (r->count <= 56) {
-        if (r->next >= r->end) {
-            r->count += 8;
-            r->padding += 8;
-            continue;
-        }
-        unsigned byte = *r->next;
-        if (byte == 0xFF) {
-            // 0xFF 0x00 is a data byte 0xFF (fill 0xFFs before it are dropped, as libjpeg does);
-            // 0xFF and anything else starts a marker, which ends the data.
-            const uint8_t *q = r->next + 1;
-            while (q < r->end && *q == 0xFF) {
-                q++;
-            }
-            if (q < r->end && *q == 0) {
-                r->irregular |= q > r->next + 1;
-                r->next = q + 1;
-            } else {
-                r->marker = r->next;
-                r->end = r->next;
-                continue;
-            }
-        } else {
-            r->next++;
-        }
-        r->bits |= (uint64_t)byte << (56 - r->count);
-        r->count += 8;
-    }
-    return state;
-}
-
-/// Tops the reader up to at least 57 bits: whole 8-byte words at a time while they hold
-/// no 0xFF byte.
-static inline __attribute__((always_inline)) void refill(reader *r) {
-    if (r->end - r->next >= 8) {
-        uint64_t word;
-        memcpy(&word, r->next, 8);
-        uint64_t inverse = ~word; // a 0xFF byte is a zero byte here
-        if (((inverse - 0x0101010101010101ull) & ~inverse & 0x8080808080808080ull) == 0) {
-            word = __builtin_bswap64(word);
-            int take = (64 - r->count) >> 3;
-            uint64_t kept = take == 8 ? word : word >> (64 - 8 * take) << (64 - 8 * take);
-            r->bits |= kept >> r->count;
-            r->count += 8 * take;
-            r->next += take;
-            return;
-        }
-    }
-    *r = refill_slow(*r);
-}
-
-static inline __attribute__((always_inline)) void consume(reader *r, int n) {
-    r->bits <<= n;
-    r->count -= n;
-}
-
-/// The next `n` bits (1…16) as a signed value (JPEG's EXTEND).
-static inline __attribute__((always_inline)) int receive_extend(reader *r, int n) {
-    int value = (int)(r->bits >> (64 - n));
-    consume(r, n);
-    return value < (1 << (n - 1)) ? value - (1 << n) + 1 : value;
-}
-
-/// The next symbol, or -1 for a code not in the table. Needs 16 bits in the reader.
-static inline __attribute__((always_inline)) int decode(reader *r, const wi_scaled_huffman *t) {
-    uint16_t entry = t->lookup[r->bits >> (64 - WI_SCALED_LOOKUP_BITS)];
-    if (entry != 0) {
-        consume(r, entry >> 8);
-        return entry & 0xFF;
-    }
-    for (int l = WI_SCALED_LOOKUP_BITS + 1; l <= 16; l++) {
-        int32_t code = (int32_t)(r->bits >> (64 - l));
-        if (code <= t->max_code[l]) {
-            consume(r, l);
-            return t->values[(code + t->value_offset[l]) & 0xFF];
-        }
-    }
-    return -1;
-}
 
 /// The block's DC difference added to the component's prediction (int arithmetic that
 /// wraps, kept as a 16-bit coefficient, as libjpeg keeps it). 0 for a bad code.
@@ -238,48 +148,6 @@ static const uint8_t slot_2x2[80] = {
     64, 7, 64, 64, 64, 64, 64, 64, 56, 57, 64, 43, 64, 29, 64, 15, 64, 64, 64, 64, 64, 64, 59, 64, 45, 64, 31,
     64, 64, 64, 64, 61, 64, 47, 64, 64, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
 
-static void reader_start(reader *r, const uint8_t *from, const uint8_t *end) {
-    r->bits = 0;
-    r->count = 0;
-    r->padding = 0;
-    r->irregular = 0;
-    r->next = from;
-    r->end = end;
-    r->data_end = end;
-    r->marker = NULL;
-}
-
-/// After a restart interval: the data must not have run out, and the next marker must be
-/// the expected RSTn (bytes before it are skipped, as libjpeg's next_marker skips them).
-static int restart(reader state, unsigned *next_restart, reader *restarted) {
-    const reader *r = &state;
-    if (r->padding > r->count || r->irregular) {
-        return 0;
-    }
-    const uint8_t *q = r->marker != NULL ? r->marker : r->next, *end = r->data_end;
-    for (;;) {
-        while (q < end && *q != 0xFF) {
-            q++;
-        }
-        while (q < end && *q == 0xFF) {
-            q++;
-        }
-        if (q >= end) {
-            return 0;
-        }
-        if (*q != 0) {
-            break;
-        }
-        q++;
-    }
-    if (*q != 0xD0 + *next_restart) {
-        return 0;
-    }
-    *next_restart = (*next_restart + 1) & 7;
-    reader_start(restarted, q + 1, end);
-    return 1;
-}
-
 /// Zeroes the 64 coefficients. Straight-line stores: compilers turn a loop (or a memset)
 /// of this size into rep stos, which costs more than many a block's decoding.
 static inline __attribute__((always_inline)) void clear(int16_t *coef) {
@@ -359,14 +227,14 @@ wi_scaled_status wi_scaled_decode(wi_scaled_job *job) {
         }
     }
     reader r;
-    reader_start(&r, job->data, job->data + job->size);
+    wi_scaled_reader_start(&r, job->data, job->data + job->size);
     int prediction[3] = {0, 0, 0};
     unsigned to_go = job->restart_interval, next_restart = 0;
     for (unsigned my = 0; my < job->mcu_rows; my++) {
         for (unsigned mx = 0; mx < job->mcus_per_row; mx++) {
             if (job->restart_interval != 0) {
                 if (to_go == 0) {
-                    if (!restart(r, &next_restart, &r)) {
+                    if (!wi_scaled_restart(r, &next_restart, &r)) {
                         return WI_SCALED_IRREGULAR;
                     }
                     prediction[0] = prediction[1] = prediction[2] = 0;

@@ -5,9 +5,19 @@
 // wildly out-of-range value wraps as libjpeg's does). libjpeg-turbo's SSE2 versions of
 // the 2×2 and 4×4 agree with this for every in-range value; they saturate instead of
 // wrapping only when hostile coefficients overflow 16 bits.
+//
+// Most blocks of a photo stay within 13 bits through both passes; for them the 32-bit
+// code (exact there) runs, with SSE2 where the compiler targets it (every x86_64): the
+// same sums, by pmaddwd, 1/4 decodes ~20 % faster than the scalar loops. Other blocks
+// take the 64-bit code. Checked against the scalar code (WI_SCALED_NO_SIMD) on 20 million
+// random blocks: make -C scripts/jpeg-scaled idct-check.
 #include "wi_jpeg_scaled.h"
 
 #include <string.h>
+
+#if defined(__SSE2__) && !defined(WI_SCALED_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 #define MASK 1023
 
@@ -126,6 +136,72 @@ static void idct_4x4_wide(const int16_t *coef, const int16_t *quant, uint8_t *ou
 // (hostile data, extreme contrast) take the 64-bit code above.
 #define SMALL(v) ((uint32_t)((v) + 8192) >= 16384u)
 
+#if defined(__SSE2__) && !defined(WI_SCALED_NO_SIMD)
+/// Lanes of 16-bit `value` outside -8192…8191 (the 32-bit path's bound), as set bits.
+static inline __m128i outside_13_bits(__m128i value) {
+    return _mm_and_si128(_mm_add_epi16(value, _mm_set1_epi16(8192)), _mm_set1_epi16((int16_t)0xC000));
+}
+
+/// Row `r` of the block dequantized, when every product is within 13 bits; `*bad` gets
+/// set bits otherwise.
+static inline __m128i dequantize_row(const int16_t *coef, const int16_t *quant, int r, __m128i *bad) {
+    __m128i c = _mm_load_si128((const __m128i *)(const void *)(coef + 8 * r));
+    __m128i q = _mm_loadu_si128((const __m128i *)(const void *)(quant + 8 * r));
+    __m128i low = _mm_mullo_epi16(c, q), high = _mm_mulhi_epi16(c, q);
+    // The 32-bit product is `low` sign-extended only when `high` is `low`'s sign.
+    *bad = _mm_or_si128(*bad, _mm_or_si128(outside_13_bits(low), _mm_xor_si128(high, _mm_srai_epi16(low, 15))));
+    return low;
+}
+
+/// Two 16-bit constants as pmaddwd's pair: `a` times the even lane plus `b` times the odd.
+#define PAIR(a, b) _mm_set1_epi32((int32_t)(((uint32_t)(uint16_t)(int16_t)(b) << 16) | (uint16_t)(int16_t)(a)))
+
+/// The 32-bit arithmetic below with SSE2, for the same blocks (every dequantized
+/// coefficient and first-pass result within 13 bits, so every 16-bit lane and pmaddwd sum
+/// is exact): each multiply-add pair of the column pass is one pmaddwd over 4 columns, and
+/// the row pass one over a row's 8 values. Other blocks take the 64-bit code.
+void wi_scaled_idct_2x2(const int16_t *coef, const int16_t *quant, uint8_t *out, size_t stride) {
+    __m128i bad = _mm_setzero_si128(), zero = _mm_setzero_si128();
+    __m128i d0 = dequantize_row(coef, quant, 0, &bad), d1 = dequantize_row(coef, quant, 1, &bad);
+    __m128i d3 = dequantize_row(coef, quant, 3, &bad), d5 = dequantize_row(coef, quant, 5, &bad);
+    __m128i d7 = dequantize_row(coef, quant, 7, &bad);
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(bad, zero)) != 0xFFFF) {
+        idct_2x2_wide(coef, quant, out, stride);
+        return;
+    }
+    // Columns 0-3 (low) and 4-7 (high): even = d0 << 15, odd = d7·-5906 + d5·6967 + d3·-10426 + d1·29692.
+    const __m128i k75 = PAIR(-5906, 6967), k31 = PAIR(-10426, 29692), round = _mm_set1_epi32(4096);
+    __m128i odd_low = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(d7, d5), k75),
+                                    _mm_madd_epi16(_mm_unpacklo_epi16(d3, d1), k31));
+    __m128i odd_high = _mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(d7, d5), k75),
+                                     _mm_madd_epi16(_mm_unpackhi_epi16(d3, d1), k31));
+    __m128i even_low = _mm_add_epi32(_mm_srai_epi32(_mm_unpacklo_epi16(zero, d0), 1), round);
+    __m128i even_high = _mm_add_epi32(_mm_srai_epi32(_mm_unpackhi_epi16(zero, d0), 1), round);
+    __m128i w0 = _mm_packs_epi32(_mm_srai_epi32(_mm_add_epi32(even_low, odd_low), 13),
+                                 _mm_srai_epi32(_mm_add_epi32(even_high, odd_high), 13));
+    __m128i w1 = _mm_packs_epi32(_mm_srai_epi32(_mm_sub_epi32(even_low, odd_low), 13),
+                                 _mm_srai_epi32(_mm_sub_epi32(even_high, odd_high), 13));
+    // Saturated lanes are outside 13 bits too.
+    bad = _mm_or_si128(outside_13_bits(w0), outside_13_bits(w1));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(bad, zero)) != 0xFFFF) {
+        idct_2x2_wide(coef, quant, out, stride);
+        return;
+    }
+    // Each row's odd part: w1·29692 + w3·-10426 + w5·6967 + w7·-5906, summed across lanes.
+    const __m128i k_row = _mm_set_epi16(-5906, 0, 6967, 0, -10426, 0, 29692, 0);
+    __m128i t0 = _mm_madd_epi16(w0, k_row), t1 = _mm_madd_epi16(w1, k_row);
+    t0 = _mm_add_epi32(t0, _mm_shuffle_epi32(t0, _MM_SHUFFLE(2, 3, 0, 1)));
+    t1 = _mm_add_epi32(t1, _mm_shuffle_epi32(t1, _MM_SHUFFLE(2, 3, 0, 1)));
+    __m128i odd = _mm_add_epi32(_mm_unpacklo_epi32(t0, t1), _mm_unpackhi_epi32(t0, t1));
+    int32_t odd0 = _mm_cvtsi128_si32(odd), odd1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(odd, 1));
+    int32_t even0 = (int32_t)(int16_t)_mm_extract_epi16(w0, 0) * 32768 + (1 << 19);
+    int32_t even1 = (int32_t)(int16_t)_mm_extract_epi16(w1, 0) * 32768 + (1 << 19);
+    out[0] = range_limit((even0 + odd0) >> 20);
+    out[1] = range_limit((even0 - odd0) >> 20);
+    out[stride] = range_limit((even1 + odd1) >> 20);
+    out[stride + 1] = range_limit((even1 - odd1) >> 20);
+}
+#else
 void wi_scaled_idct_2x2(const int16_t *coef, const int16_t *quant, uint8_t *out, size_t stride) {
     int32_t d0[8], d1[8], d3[8], d5[8], d7[8], w0[8], w1[8];
     uint32_t large = 0;
@@ -161,7 +237,85 @@ void wi_scaled_idct_2x2(const int16_t *coef, const int16_t *quant, uint8_t *out,
         out[(size_t)r * stride + 1] = range_limit((even - odd + (1 << 19)) >> 20);
     }
 }
+#endif
 
+#if defined(__SSE2__) && !defined(WI_SCALED_NO_SIMD)
+/// One row's four outputs of the 4×4 row pass, before the final shift: the row's 8 values
+/// `w` (16 bits each) dotted with each term's constants by pmaddwd, summed across lanes
+/// into t10, t12, t0 and t2, then [t10 + t2, t12 + t0, t12 - t0, t10 - t2] + rounding.
+static inline __m128i row_4x4(__m128i w) {
+    const __m128i k10 = _mm_set_epi16(0, -6270, 0, 0, 0, 15137, 0, 16384);
+    const __m128i k12 = _mm_set_epi16(0, 6270, 0, 0, 0, -15137, 0, 16384);
+    const __m128i k0 = _mm_set_epi16(-1730, 0, 11893, 0, -17799, 0, 8697, 0);
+    const __m128i k2 = _mm_set_epi16(-4176, 0, -4926, 0, 7373, 0, 20995, 0);
+    __m128i m10 = _mm_madd_epi16(w, k10), m12 = _mm_madd_epi16(w, k12);
+    __m128i m0 = _mm_madd_epi16(w, k0), m2 = _mm_madd_epi16(w, k2);
+    __m128i even = _mm_add_epi32(_mm_unpacklo_epi32(m10, m12), _mm_unpackhi_epi32(m10, m12));
+    __m128i odd = _mm_add_epi32(_mm_unpacklo_epi32(m0, m2), _mm_unpackhi_epi32(m0, m2));
+    __m128i sums = _mm_add_epi32(_mm_unpacklo_epi64(even, odd), _mm_unpackhi_epi64(even, odd)); // t10 t12 t0 t2
+    __m128i a = _mm_shuffle_epi32(sums, _MM_SHUFFLE(0, 1, 1, 0));
+    __m128i b = _mm_shuffle_epi32(sums, _MM_SHUFFLE(3, 2, 2, 3));
+    const __m128i negate = _mm_set_epi32(-1, -1, 0, 0);
+    b = _mm_sub_epi32(_mm_xor_si128(b, negate), negate);
+    return _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(a, b), _mm_set1_epi32(1 << 18)), 19);
+}
+
+/// range_limit on 16-bit lanes: (v + 128) masked to 10 bits is the sample below 256, 255
+/// from there to 639 (saturated high), 0 above (saturated low); packus makes the 255s.
+static inline __m128i range_limit_16(__m128i v) {
+    __m128i t = _mm_and_si128(_mm_add_epi16(v, _mm_set1_epi16(128)), _mm_set1_epi16(1023));
+    return _mm_andnot_si128(_mm_cmpgt_epi16(t, _mm_set1_epi16(639)), t);
+}
+
+/// The 32-bit arithmetic below with SSE2, for the same blocks (as wi_scaled_idct_2x2):
+/// the column pass's multiply-add pairs one pmaddwd per 4 columns, each row one set of
+/// pmaddwd dot products.
+void wi_scaled_idct_4x4(const int16_t *coef, const int16_t *quant, uint8_t *out, size_t stride) {
+    __m128i bad = _mm_setzero_si128(), zero = _mm_setzero_si128();
+    __m128i d0 = dequantize_row(coef, quant, 0, &bad), d1 = dequantize_row(coef, quant, 1, &bad);
+    __m128i d2 = dequantize_row(coef, quant, 2, &bad), d3 = dequantize_row(coef, quant, 3, &bad);
+    __m128i d5 = dequantize_row(coef, quant, 5, &bad), d6 = dequantize_row(coef, quant, 6, &bad);
+    __m128i d7 = dequantize_row(coef, quant, 7, &bad);
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(bad, zero)) != 0xFFFF) {
+        idct_4x4_wide(coef, quant, out, stride);
+        return;
+    }
+    const __m128i k26 = PAIR(15137, -6270), k75_0 = PAIR(-1730, 11893), k31_0 = PAIR(-17799, 8697);
+    const __m128i k75_2 = PAIR(-4176, -4926), k31_2 = PAIR(7373, 20995), round = _mm_set1_epi32(2048);
+    __m128i w[4][2];
+    for (int half = 0; half < 2; half++) {
+        __m128i p26 = half ? _mm_unpackhi_epi16(d2, d6) : _mm_unpacklo_epi16(d2, d6);
+        __m128i p75 = half ? _mm_unpackhi_epi16(d7, d5) : _mm_unpacklo_epi16(d7, d5);
+        __m128i p31 = half ? _mm_unpackhi_epi16(d3, d1) : _mm_unpacklo_epi16(d3, d1);
+        __m128i e0 = _mm_srai_epi32(half ? _mm_unpackhi_epi16(zero, d0) : _mm_unpacklo_epi16(zero, d0), 2);
+        __m128i t2 = _mm_madd_epi16(p26, k26);
+        __m128i t10 = _mm_add_epi32(_mm_add_epi32(e0, t2), round), t12 = _mm_add_epi32(_mm_sub_epi32(e0, t2), round);
+        __m128i t0 = _mm_add_epi32(_mm_madd_epi16(p75, k75_0), _mm_madd_epi16(p31, k31_0));
+        __m128i t2o = _mm_add_epi32(_mm_madd_epi16(p75, k75_2), _mm_madd_epi16(p31, k31_2));
+        w[0][half] = _mm_srai_epi32(_mm_add_epi32(t10, t2o), 12);
+        w[3][half] = _mm_srai_epi32(_mm_sub_epi32(t10, t2o), 12);
+        w[1][half] = _mm_srai_epi32(_mm_add_epi32(t12, t0), 12);
+        w[2][half] = _mm_srai_epi32(_mm_sub_epi32(t12, t0), 12);
+    }
+    __m128i rows[4];
+    for (int r = 0; r < 4; r++) {
+        rows[r] = _mm_packs_epi32(w[r][0], w[r][1]); // saturated lanes fail the check below
+        bad = _mm_or_si128(bad, outside_13_bits(rows[r]));
+    }
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(bad, zero)) != 0xFFFF) {
+        idct_4x4_wide(coef, quant, out, stride);
+        return;
+    }
+    __m128i top = range_limit_16(_mm_packs_epi32(row_4x4(rows[0]), row_4x4(rows[1])));
+    __m128i bottom = range_limit_16(_mm_packs_epi32(row_4x4(rows[2]), row_4x4(rows[3])));
+    __m128i bytes = _mm_packus_epi16(top, bottom);
+    for (int r = 0; r < 4; r++) {
+        uint32_t row = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(bytes, 0));
+        memcpy(out + (size_t)r * stride, &row, 4);
+        bytes = _mm_srli_si128(bytes, 4);
+    }
+}
+#else
 void wi_scaled_idct_4x4(const int16_t *coef, const int16_t *quant, uint8_t *out, size_t stride) {
     int32_t d[8][8], w[4][8];
     uint32_t large = 0;
@@ -207,3 +361,4 @@ void wi_scaled_idct_4x4(const int16_t *coef, const int16_t *quant, uint8_t *out,
         row[2] = range_limit((t12 - t0 + (1 << 18)) >> 19);
     }
 }
+#endif

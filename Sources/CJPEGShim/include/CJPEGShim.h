@@ -125,13 +125,16 @@ wi_jpeg_status wi_jdec_read_planes(wi_jpeg_decoder *d, const uint8_t *rows[3], s
 /// without working out the coefficients the reduced IDCTs never read, and for RGBA output
 /// libjpeg-turbo's rows made from them (wi_jpeg_scaled_rgb.c). `mode` 0: never (the
 /// default); 1: where it is faster than libjpeg-turbo, at 1/8 from a megapixel up;
-/// 2: at 1/4 and 1/8 whatever the size (for comparisons: at 1/4 its scalar 2×2 and 4×4
-/// IDCTs make it slower than libjpeg-turbo's SIMD ones). Files it does not take
+/// 2: at 1/4 and 1/8 whatever the size (for comparisons: at 1/4 it is still slower than
+/// libjpeg-turbo, whose Huffman decoding of the coefficients a 2×2 IDCT reads is faster). Files it does not take
 /// (progressive, arithmetic, 12-bit, CMYK, RGB-coded, other samplings) and data it finds
 /// irregular (truncated, corrupt) go to libjpeg-turbo.
 void wi_jdec_allow_scaled_decoder(wi_jpeg_decoder *d, int mode);
 /// 1 when wi_jdec_start gave the decode to the scaled decoder.
 int wi_jdec_used_scaled_decoder(const wi_jpeg_decoder *d);
+/// How many decodes the scaled decoder has made in this process (all decoders, all
+/// threads): what lets the tools show, and their tests check, that it is in use.
+unsigned long wi_jpeg_scaled_decode_count(void);
 
 // Buffered-image mode (progressive incremental decoding).
 
