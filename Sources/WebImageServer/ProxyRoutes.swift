@@ -71,6 +71,7 @@ struct ProxyRoutes: Sendable {
         guard let metrics else { throw ProxyError.notFound.http }
         var text: [UInt8] = []
         metrics.emit(into: &text)
+        text += Array(CodecMetrics.prometheusText.utf8)
         return Response(ProxyResponse(
             status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Data(text)))
     }

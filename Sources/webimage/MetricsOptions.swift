@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import Prometheus
 import WebImage
+import WebImageServer
 
 /// `--metrics`: the library's swift-metrics (see `WebImageMetrics`) collected by a
 /// Prometheus registry and printed, in Prometheus' text format, on stderr when the
@@ -21,13 +22,14 @@ struct MetricsOptions: ParsableArguments {
     }
 }
 
-/// Prints what a registry collected.
+/// Prints what a registry collected, and what the codecs counted (`CodecMetrics`).
 struct MetricsReport {
     let registry: PrometheusCollectorRegistry
 
     func print() {
         var text: [UInt8] = []
         registry.emit(into: &text)
+        text += Array(CodecMetrics.prometheusText.utf8)
         FileHandle.standardError.write(Data(text))
     }
 }

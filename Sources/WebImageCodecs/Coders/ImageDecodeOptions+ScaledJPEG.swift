@@ -1,3 +1,4 @@
+import CJPEGShim
 import Foundation
 
 extension ImageDecodeOptions {
@@ -15,4 +16,11 @@ extension ImageDecodeOptions {
         guard let value = environment[scaledJPEGDecoderVariable] else { return true }
         return !["0", "false", "off", "no"].contains(value.lowercased())
     }
+}
+
+extension JPEGCoder {
+    /// How many decodes WebImage's scaled JPEG decoder has made in this process, on every
+    /// thread (libjpeg-turbo's decodes not counted): what `/metrics` and `--metrics` show as
+    /// `webimage_jpeg_scaled_decodes_total`, so one can see it is in use, or switched off.
+    package static var scaledDecodeCount: Int { Int(wi_jpeg_scaled_decode_count()) }
 }

@@ -14,6 +14,8 @@ import Synchronization
 /// Partial images get the same thumbnail size and orientation as the final one. When
 /// `isComplete` is `true` the final image is a one-shot ``JPEGCoder`` decode of all the
 /// data, so it equals that decode exactly (and fails the same way for truncated data).
+/// Partial images always come from libjpeg-turbo: WebImage's scaled baseline decoder
+/// (see ``JPEGCoder``) takes only complete data, so only that final decode may use it.
 /// Calls may come from any thread, one at a time; state sits behind a `Mutex`.
 public final class JPEGIncrementalDecoder: ProgressiveImageDecoder {
     private let options: ImageDecodeOptions
