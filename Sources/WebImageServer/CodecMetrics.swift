@@ -4,7 +4,7 @@ import WebImageCodecs
 /// text format: appended to `/metrics` and to `webimage fetch --metrics`.
 package enum CodecMetrics {
     /// `webimage_jpeg_scaled_decodes_total`: decodes made by WebImage's scaled baseline
-    /// JPEG decoder instead of libjpeg-turbo (``JPEGCoder/scaledDecodeCount``); it stays 0
+    /// JPEG decoder instead of libjpeg-turbo (`JPEGCoder.scaledDecodeCount`); it stays 0
     /// under `WEBIMAGE_JPEG_SCALED_DECODER=0`.
     package static var prometheusText: String {
         """
