@@ -138,13 +138,7 @@ struct OpenTelemetryTests {
         _ environment: [String: String], extra: [String], work: URL, _ body: (ServeInstance) async throws -> Void
     ) async throws {
         guard let serve = try await startServe(environment, extra: extra, work: work) else { return }
-        do {
-            try await body(serve)
-        } catch {
-            await serve.process.stop()
-            throw error
-        }
-        await serve.process.stop()
+        try await withCleanup { try await body(serve) } cleanup: { await serve.process.stop() }
     }
 
     @Test("one proxied request is one trace: the incoming traceparent continued, the stages as child spans, sent on to the source; logs with the trace id; request metrics",

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import WebImageTestOrigin
 
 /// One `webimage serve` child process on a loopback port: the built tool, found next to the
 /// test binary (`swift build --build-tests` builds it there), as a deployment runs it.
@@ -60,14 +61,7 @@ struct ServeInstance: Sendable {
     ) async throws -> T {
         let instance = try await start(
             extra, environment: environment, unsigned: unsigned, log: log, client: client, executable: executable)
-        do {
-            let result = try await body(instance)
-            await instance.process.stop()
-            return result
-        } catch {
-            await instance.process.stop()
-            throw error
-        }
+        return try await withCleanup { try await body(instance) } cleanup: { await instance.process.stop() }
     }
 
     /// Polls `url` until it answers 200, for up to `timeout`.

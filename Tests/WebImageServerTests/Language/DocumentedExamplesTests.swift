@@ -47,16 +47,14 @@ struct DocumentedExamplesTests {
             Issue.record("cannot listen on 127.0.0.2:80 (\(error)); run the suite as root, as make test does")
             return
         }
-        do {
+        try await withCleanup {
             let photo = try Fixtures.landscapeJPEG()
             origin.route("/images/curiosity.jpg", .init(body: photo, contentType: "image/jpeg"))
             origin.route("/puppy.jpg", .init(body: photo, contentType: "image/jpeg"))
             try await body(origin)
-        } catch {
+        } cleanup: {
             await origin.shutdown()
-            throw error
         }
-        await origin.shutdown()
     }
 
     static func config() throws -> ProxyConfig {

@@ -47,13 +47,7 @@ struct S3SourceTests {
     static func withMoto(_ body: (MotoServer) async throws -> Void) async throws {
         // a.png: gradient, then red as its second version; b.png: red.
         let moto = try await MotoServer.start(objects: [("a.png", gradient), ("b.png", red)])
-        do {
-            try await body(moto)
-            await moto.stop()
-        } catch {
-            await moto.stop()
-            throw error
-        }
+        try await withCleanup { try await body(moto) } cleanup: { await moto.stop() }
     }
 
     @Test("Signed GETs through the proxy: objects, versions, /info, missing keys, denied buckets")

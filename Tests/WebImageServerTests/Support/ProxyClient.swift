@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import WebImageTestOrigin
 
 /// A real HTTP client (AsyncHTTPClient) for a proxy on a loopback port.
 struct ProxyClient: Sendable {
@@ -60,13 +61,6 @@ struct ProxyClient: Sendable {
     /// whether `body` returns or throws.
     static func with<T>(port: Int, _ body: (ProxyClient) async throws -> T) async throws -> T {
         let client = ProxyClient(port: port)
-        do {
-            let result = try await body(client)
-            try? await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        return try await withCleanup { try await body(client) } cleanup: { try? await client.shutdown() }
     }
 }

@@ -7,6 +7,7 @@ import NIOPosix
 import Prometheus
 import ServiceLifecycle
 import WebImageServer
+import WebImageTestOrigin
 
 /// A proxy server started in the test process on a free loopback port, with a real
 /// HTTP client (AsyncHTTPClient) and a cache directory of its own.
@@ -65,14 +66,7 @@ final class ProxyHarness: Sendable {
         _ config: ProxyConfig, metrics: PrometheusCollectorRegistry? = nil, _ body: (ProxyHarness) async throws -> T
     ) async throws -> T {
         let harness = try await start(config, metrics: metrics)
-        do {
-            let result = try await body(harness)
-            await harness.shutdown()
-            return result
-        } catch {
-            await harness.shutdown()
-            throw error
-        }
+        return try await withCleanup { try await body(harness) } cleanup: { await harness.shutdown() }
     }
 
     /// Starts a graceful shutdown: no new connections; in-flight requests finish.

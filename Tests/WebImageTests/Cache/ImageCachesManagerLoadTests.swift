@@ -13,9 +13,7 @@ struct ImageCachesManagerLoadTests {
         downloaderConfig.coders = ManagerTestKit.coders
         downloaderConfig.downloadTimeout = 10
         let downloader = ImageDownloader(config: downloaderConfig)
-        // Shut down even when a step throws.
-        var failure: (any Error)?
-        do {
+        try await withCleanup {
             let directory = try TemporaryDirectory()
             // A memory-only member in front of a disk-only one.
             let members = [(true, false), (false, true)].map { memory, disk in
@@ -46,11 +44,9 @@ struct ImageCachesManagerLoadTests {
             #expect(third.cacheType == .disk && third.data == png)
             #expect(members[0].imageFromMemory(forKey: key) != nil)  // promoted back into the memory member
             #expect(origin.requestCount("/a.png") == 1)
-        } catch {
-            failure = error
+        } cleanup: {
+            await downloader.shutdown()
+            await origin.shutdown()
         }
-        await downloader.shutdown()
-        await origin.shutdown()
-        if let failure { throw failure }
     }
 }

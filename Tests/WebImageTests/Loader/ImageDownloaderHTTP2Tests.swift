@@ -36,7 +36,7 @@ struct ImageDownloaderHTTP2Tests {
     func http2() async throws {
         let origin = try await TestOrigin.start(tls: true, http2: true)
         let downloader = ImageDownloader(config: LoaderTestKit.config { $0.maxConcurrentDownloads = Self.count })
-        do {
+        try await withCleanup {
             #expect(origin.url("/w.raw").scheme == "https")
             try await Self.load(from: origin, downloader)
             for path in ["/w.raw"] + (0..<Self.count).map({ "/m\($0).raw" }) {
@@ -46,20 +46,17 @@ struct ImageDownloaderHTTP2Tests {
             #expect(origin.connectionCount == 1, "the streams shared the one connection")
             #expect(origin.http2StreamCount == Self.count + 1)
             #expect(origin.peakConcurrentHTTP2Streams > 1, "the delayed transfers overlapped on the connection")
-        } catch {
+        } cleanup: {
             await downloader.shutdown()
             await origin.shutdown()
-            throw error
         }
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 
     @Test("an origin that offers no h2 serves the same loads over HTTP/1.1")
     func http1() async throws {
         let origin = try await TestOrigin.start(tls: true)
         let downloader = ImageDownloader(config: LoaderTestKit.config { $0.maxConcurrentDownloads = Self.count })
-        do {
+        try await withCleanup {
             try await Self.load(from: origin, downloader)
             for path in ["/w.raw"] + (0..<Self.count).map({ "/m\($0).raw" }) {
                 #expect(origin.httpVersions(path) == ["HTTP/1.1"], "\(path)")
@@ -67,12 +64,9 @@ struct ImageDownloaderHTTP2Tests {
             #expect(origin.http2ConnectionCount == 0)
             #expect(origin.http2StreamCount == 0)
             #expect(origin.connectionCount > 1, "HTTP/1.1 needs a connection per concurrent transfer")
-        } catch {
+        } cleanup: {
             await downloader.shutdown()
             await origin.shutdown()
-            throw error
         }
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 }

@@ -57,13 +57,7 @@ final class ManagerFixture: Sendable {
         timeout: TimeInterval = 10, isolation: isolated (any Actor)? = #isolation, _ body: (ManagerFixture) async throws -> Void
     ) async throws {
         let fixture = try await ManagerFixture(timeout: timeout)
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.shutdown()
-            throw error
-        }
-        await fixture.shutdown()
+        try await withCleanup { try await body(fixture) } cleanup: { await fixture.shutdown() }
     }
 }
 

@@ -19,14 +19,9 @@ struct OriginalStageTests {
     static func withOrigin(
         config: DownloaderConfig = .default, _ body: (TestOrigin, ImageDownloader) async throws -> Void
     ) async throws {
-        let origin = try await TestOrigin.start()
-        do {
+        try await TestOrigin.with { origin in
             try await ImageDownloader.withDownloader(config: config) { try await body(origin, $0) }
-        } catch {
-            await origin.shutdown()
-            throw error
         }
-        await origin.shutdown()
     }
 
     @Test("the downloader's fetch: a 304, an empty body and a status it lets through are outcomes with their headers")

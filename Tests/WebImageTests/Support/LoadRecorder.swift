@@ -100,17 +100,10 @@ enum LoaderTestKit {
         _ config: DownloaderConfig = LoaderTestKit.config(),
         _ body: (TestOrigin, ImageDownloader) async throws -> Void
     ) async throws {
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: config)
-        do {
-            try await body(origin, downloader)
-        } catch {
-            await downloader.shutdown()
-            await origin.shutdown()
-            throw error
+        try await TestOrigin.with { origin in
+            let downloader = ImageDownloader(config: config)
+            try await withCleanup { try await body(origin, downloader) } cleanup: { await downloader.shutdown() }
         }
-        await downloader.shutdown()
-        await origin.shutdown()
     }
 
     /// Polls `condition` every 10 ms for up to `seconds`.

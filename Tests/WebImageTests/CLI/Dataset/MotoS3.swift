@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestOrigin
 
 /// moto's S3-compatible server (PyPI `moto[server]` in the test venv) on a free loopback
 /// port with authentication on, as the proxy's `s3://` source tests run it: started with
@@ -41,13 +42,7 @@ final class MotoS3: @unchecked Sendable {  // immutable after start; Process.ter
     static func with(environment: [String: String] = [:], _ body: (MotoS3, TemporaryDirectory) async throws -> Void) async throws {
         let work = try TemporaryDirectory()
         let moto = try await start(in: work.url, environment: environment)
-        do {
-            try await body(moto, work)
-        } catch {
-            await moto.stop()
-            throw error
-        }
-        await moto.stop()
+        try await withCleanup { try await body(moto, work) } cleanup: { await moto.stop() }
     }
 
     static func start(in work: URL, environment: [String: String] = [:]) async throws -> MotoS3 {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestOrigin
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,14 +63,7 @@ final class NginxStaticOrigin: Sendable {
     /// returns or throws.
     static func with<T>(root: URL, prefix: URL, _ body: (NginxStaticOrigin) async throws -> T) async throws -> T {
         let origin = try await start(root: root, prefix: prefix)
-        do {
-            let result = try await body(origin)
-            await origin.stop()
-            return result
-        } catch {
-            await origin.stop()
-            throw error
-        }
+        return try await withCleanup { try await body(origin) } cleanup: { await origin.stop() }
     }
 
     /// SIGTERM to this nginx's master (it stops its worker), SIGKILL after 10 s.
