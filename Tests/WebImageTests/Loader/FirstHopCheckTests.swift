@@ -96,6 +96,28 @@ struct FirstHopCheckTests {
         }
     }
 
+    @Test("a retry checks its first hop again: a rebinding answer for the retry is refused")
+    func retryChecksAgain() async throws {
+        let resolver = ScriptedResolver(["origin.test": [["127.0.0.1"], ["10.0.0.1"]]])
+        var config = Self.config(resolver)
+        config.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02, totalBudget: 5)
+        try await LoaderTestKit.withOrigin(config) { origin, downloader in
+            origin.route("/a.raw", failing: 1, then: .init(body: LoaderTestKit.rawImage().data))
+            let url = try Self.url("origin.test", origin, "/a.raw")
+            do throws(WebImageError) {
+                _ = try await downloader.loadImage(with: url)
+                Issue.record("the retry went to the first answer's address unchecked")
+            } catch {
+                #expect(error.code == .forbiddenAddress)
+            }
+            #expect(resolver.lookups(of: "origin.test") == 2)
+            #expect(origin.requestCount("/a.raw") == 1)
+            // The first attempt's hop was checked on the caller's task; the retry's, on an
+            // event loop with a resolver that remembers nothing, in a task.
+            #expect(downloader.policyCheckTasks == 1)
+        }
+    }
+
     @Test("callers joining a transfer already there do not check again: one lookup, one request")
     func joinersCheckNothing() async throws {
         let resolver = ScriptedResolver(["origin.test": [["127.0.0.1"]]])
