@@ -126,11 +126,12 @@ struct FirstHopCheckTests {
             origin.route("/a.raw", .init(body: bytes))
             let url = try Self.url("origin.test", origin, "/a.raw")
             downloader.isSuspended = true
-            let loads = (0..<3).map { _ in Task { try? await downloader.loadImage(with: url).image?.pixels } }
-            // Wait until the three callers are on the one queued transfer.
-            while downloader.scheduler.withLock({ $0.entries.values.first?.callers.count ?? 0 }) < 3 {
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            let callers = { downloader.scheduler.withLock { $0.entries.values.first?.callers.count ?? 0 } }
+            // The first caller checks and queues the transfer; then two more join it.
+            var loads = [Task { try? await downloader.loadImage(with: url).image?.pixels }]
+            while callers() < 1 { try await Task.sleep(for: .milliseconds(1)) }
+            loads += (0..<2).map { _ in Task { try? await downloader.loadImage(with: url).image?.pixels } }
+            while callers() < 3 { try await Task.sleep(for: .milliseconds(1)) }
             downloader.isSuspended = false
             for load in loads { #expect(await load.value == pixels) }
             #expect(resolver.lookups(of: "origin.test") == 1)
