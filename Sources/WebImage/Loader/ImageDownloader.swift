@@ -171,8 +171,10 @@ public final class ImageDownloader: ImageLoader {
     /// lookup returns. The transfer stops when no caller is left.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` for a URL that is not http(s),
-    ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, and the
-    ///   transfer's error.
+    ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, the first
+    ///   hop's refusal (``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
+    ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress``) or failed lookup
+    ///   (``WebImageCodecs/WebImageError/Code/cannotFindHost``), and the transfer's error.
     public func loadImage(
         with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
