@@ -26,9 +26,10 @@ import WebImageCodecs
 /// ``WebImageCodecs/DecodeQueue/shared``; disk reads on a pool of ``ProxyConfig/ioThreads`` threads,
 /// writes on each cache's queue. A render runs on the task of the first request that asks
 /// for it, as imgproxy renders on the request's goroutine, and its source fetch on that
-/// task too: a cold request for a source at an address literal (or a host the policy
-/// allows by name) starts no task of its own; a source host name the address guard must
-/// resolve is still checked in a task per hop (``WebImage/ImageDownloader``). Requests
+/// task too, the address guard's check of the source's first hop included (a host name is
+/// resolved there, on the resolver's pool): a cold request starts no task of its own. A
+/// redirect hop to a host name the resolver must look up is checked in a task of its own,
+/// as is a redirect hop the guard refuses (``WebImage/ImageDownloader``). Requests
 /// joining a render wait on a continuation whose deadline is a timer; the first one checks
 /// its deadline between the stages (the transform slot, the fetch, the memory budget), so
 /// a timeout answers 504 at the next stage boundary, never in the middle of a decode. A

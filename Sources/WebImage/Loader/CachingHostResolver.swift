@@ -10,7 +10,9 @@ import Synchronization
 /// resolver's own pool); the cache itself is a `Mutex`, and no resolver call happens under it.
 ///
 /// Use it as the ``AddressPolicy/resolver`` of a downloader's hop policy: the downloader
-/// then connects to the address it looked up, so the cache decides how often DNS is asked.
+/// then connects to the address it looked up, so the cache decides how often DNS is asked,
+/// and a hop to a name it remembers (``cachedAddresses(for:port:)``) is checked on the
+/// thread the hop is on, a redirect's event loop included, without a task.
 public final class CachingHostResolver: HostResolving {
     private struct Answer {
         var result: Result<[IPAddress], WebImageError>
@@ -47,9 +49,8 @@ public final class CachingHostResolver: HostResolving {
     public var lookupCount: Int { lookups.load(ordering: .relaxed) }
 
     public func addresses(for host: String, port: Int) async throws(WebImageError) -> [IPAddress] {
-        let key = host.lowercased() + "|" + String(port)
-        let now = ContinuousClock.now
-        if let answer = answers.withLock({ $0[key] }), answer.expires > now { return try answer.result.get() }
+        if let cached = cachedAddresses(for: host, port: port) { return try cached.get() }
+        let key = Self.key(host, port)
         let result: Result<[IPAddress], WebImageError>
         do {
             result = try await lookupsInFlight.value(forKey: key) { [self] in
@@ -62,6 +63,18 @@ public final class CachingHostResolver: HostResolving {
         }
         return try result.get()
     }
+
+    /// The answer remembered for `host` and `port` while it has not expired (a failure
+    /// too, for ``negativeTTL``); `nil` otherwise. Runs on the calling thread (a look
+    /// under a `Mutex`, no lookup), so an event loop may ask it.
+    public func cachedAddresses(for host: String, port: Int) -> Result<[IPAddress], WebImageError>? {
+        let key = Self.key(host, port)
+        let now = ContinuousClock.now
+        guard let answer = answers.withLock({ $0[key] }), answer.expires > now else { return nil }
+        return answer.result
+    }
+
+    private static func key(_ host: String, _ port: Int) -> String { host.lowercased() + "|" + String(port) }
 
     /// One call to the wrapped resolver, counted.
     private func lookUp(_ host: String, port: Int) async -> Result<[IPAddress], WebImageError> {

@@ -20,6 +20,12 @@ struct ClientLease: Sendable {
     }
 }
 
+/// A hop whose ``HopPolicy`` check passed on the caller's task
+/// (``ImageDownloader/checkFirstHop(_:)``): the address to connect to, `nil` to connect as usual.
+struct CheckedHop: Sendable {
+    let address: IPAddress?
+}
+
 extension ImageDownloader {
     /// The client for one hop to `url`, after the ``HopPolicy`` passed it: under an
     /// ``AddressPolicy``, a client pinned to the checked address. Runs on the calling task;
@@ -39,11 +45,33 @@ extension ImageDownloader {
         return try lease(for: url, checked: checked, insecure: insecure)
     }
 
+    /// The ``HopPolicy`` check of a transfer's first hop, made on the calling task before
+    /// the transfer exists, so the hop itself needs no task: a host name is resolved here
+    /// (suspending the caller on the resolver's pool), a refusal is thrown here. `nil`
+    /// without a policy. See ``loadImage(with:options:context:observer:)``.
+    ///
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
+    ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress``,
+    ///   ``WebImageCodecs/WebImageError/Code/cannotFindHost``, or the lookup's cancellation.
+    func checkFirstHop(_ url: URL) async throws(WebImageError) -> CheckedHop? {
+        let policy = config.hopPolicy
+        guard !policy.isEmpty else { return nil }
+        do throws(WebImageError) {
+            return CheckedHop(address: try await policy.check(url))
+        } catch {
+            throw Self.counted(error)
+        }
+    }
+
     /// The lease for a hop whose policy check needs no lookup (no policy, a source refused
-    /// by name, a host allowed by name, an address literal), decided on the calling thread;
+    /// by name, a host allowed by name, an address literal, a name the resolver has an
+    /// answer for at hand, a hop `checked` already), decided on the calling thread;
     /// `nil` when the host must be resolved first. Lets a transfer start its hop on the
     /// thread it is on instead of in a task of its own.
-    func immediateClientLease(for url: URL, insecure: Bool) -> Result<ClientLease, WebImageError>? {
+    func immediateClientLease(for url: URL, insecure: Bool, checked: CheckedHop? = nil) -> Result<ClientLease, WebImageError>? {
+        if let checked {
+            return Result { () throws(WebImageError) in try lease(for: url, checked: checked.address, insecure: insecure) }
+        }
         let policy = config.hopPolicy
         guard !policy.isEmpty else {
             return Result { () throws(WebImageError) in ClientLease(client: try clients.client(insecure: insecure)) }

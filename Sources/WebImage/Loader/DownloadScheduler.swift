@@ -93,6 +93,12 @@ struct DownloadScheduler {
         return .waiting(id: id, start: startQueued())
     }
 
+    /// Whether a caller with `key` would join a transfer already there (which checks its
+    /// own hops) rather than start one.
+    func hasTransfer(forKey key: String) -> Bool {
+        joinable[key].map { entries[$0] != nil } ?? false
+    }
+
     /// Removes caller `callerID` (its token or task was cancelled).
     ///
     /// - Returns: the caller, to resume with `cancelled`, and the transfer to cancel when

@@ -13,8 +13,15 @@ import Synchronization
 /// event loop; when the hop's future completes (on that loop), the transfer follows a
 /// redirect, schedules a retry on the loop's timer, or reports the body to the
 /// downloader, which resumes the callers or hands the body to the decode queue. So a
-/// transfer costs no hop to the cooperative pool until its callers resume. Only a
-/// ``DownloaderConfig/hopPolicy`` check (a DNS lookup on the resolver pool) runs in a task.
+/// transfer costs no hop to the cooperative pool until its callers resume.
+///
+/// The ``DownloaderConfig/hopPolicy`` check of the first hop ran on the caller's task when
+/// an `async` caller started the transfer (``checkedFirstHop``); every other hop is checked
+/// on the thread it is on when that needs no lookup (an address literal, a host allowed by
+/// name, a name the resolver has an answer for at hand). What is left runs its check in a
+/// task: a redirect or retry hop to a name the resolver must look up, a hop refused (so the
+/// refusal ends the transfer off the stack that asked), and the first hop of a transfer
+/// started by the callback form, whose caller has no task.
 ///
 /// The network outcome is reported to the downloader exactly once
 /// (``ImageDownloader/fetchEnded(_:_:)``), also after ``cancel()``.
@@ -28,6 +35,9 @@ final class DownloadTransfer: Sendable {
     /// The network options and context of the caller that started the transfer.
     let options: WebImageOptions
     let context: WebImageContext
+    /// The first hop's policy check, made on the caller's task
+    /// (``ImageDownloader/checkFirstHop(_:)``); `nil` when the transfer checks it itself.
+    let checkedFirstHop: CheckedHop?
     private let downloader: ImageDownloader
 
     /// What is in flight, so ``cancel()`` can stop it.
@@ -59,13 +69,14 @@ final class DownloadTransfer: Sendable {
     func markWatched() { watched.store(true, ordering: .relaxed) }
 
     init(id: UInt64, url: URL, key: String, request: ImageDownloadRequest, options: WebImageOptions,
-         context: WebImageContext, downloader: ImageDownloader) {
+         context: WebImageContext, checkedFirstHop: CheckedHop? = nil, downloader: ImageDownloader) {
         self.id = id
         self.url = url
         self.key = key
         self.request = request
         self.options = options
         self.context = context
+        self.checkedFirstHop = checkedFirstHop
         self.downloader = downloader
     }
 
@@ -128,10 +139,10 @@ final class DownloadTransfer: Sendable {
     // MARK: Attempts
 
     private func beginAttempt() {
-        let resume = state.withLock { s -> PartialBody? in
+        let (attempt, resume) = state.withLock { s -> (Int, PartialBody?) in
             s.attempt += 1
             if s.attempt == 1 { s.startedAt = .now }
-            return s.resume
+            return (s.attempt, s.resume)
         }
         var request = self.request
         if let resume {
@@ -141,17 +152,25 @@ final class DownloadTransfer: Sendable {
         let notes = TransferAttempt(resume: resume)
         // One deadline for every hop: redirects do not extend the attempt's time.
         let deadline = NIODeadline.now() + .nanoseconds(DownloadClients.nanoseconds(config.downloadTimeout))
-        hop(request, trail: RedirectTrail(start: request.url), deadline: deadline, notes: notes)
+        // A retry checks its first hop anew, as every hop is checked when it is sent (a
+        // lookup may answer differently now; a caching resolver answers at once).
+        let checked = attempt == 1 ? checkedFirstHop : nil
+        hop(request, trail: RedirectTrail(start: request.url), deadline: deadline, notes: notes, checked: checked)
     }
 
-    /// Sends one hop of an attempt, after the hop policy passed its URL.
-    private func hop(_ request: ImageDownloadRequest, trail: RedirectTrail, deadline: NIODeadline, notes: TransferAttempt) {
+    /// Sends one hop of an attempt, after the hop policy passed its URL (`checked`: it
+    /// passed on the caller's task).
+    private func hop(
+        _ request: ImageDownloadRequest, trail: RedirectTrail, deadline: NIODeadline, notes: TransferAttempt,
+        checked: CheckedHop? = nil
+    ) {
         let insecure = options.contains(.allowInvalidSSLCertificates)
-        // Most hops are allowed on this thread (no policy, an address literal, a host allowed
-        // by name). A hop whose host must be resolved waits in a task; so does a refusal,
-        // which then ends the transfer off this stack (a line of refused transfers ending
-        // one another in turn would otherwise nest).
-        if case .success(let lease)? = downloader.immediateClientLease(for: request.url, insecure: insecure) {
+        // Most hops are allowed on this thread (checked already, no policy, an address
+        // literal, a host allowed by name, a name the resolver has at hand). A hop whose host
+        // must be resolved waits in a task; so does a refusal, which then ends the transfer
+        // off this stack (a line of refused transfers ending one another in turn would
+        // otherwise nest).
+        if case .success(let lease)? = downloader.immediateClientLease(for: request.url, insecure: insecure, checked: checked) {
             execute(request, lease: lease, trail: trail, deadline: deadline, notes: notes)
             return
         }

@@ -15,8 +15,9 @@ import Synchronization
 /// await downloader.shutdown()
 /// ```
 ///
-/// - **Where the work runs**: the calling task only builds the request and joins or
-///   starts a transfer, then suspends. The body is read on AsyncHTTPClient's event loop
+/// - **Where the work runs**: the calling task only builds the request, checks the first
+///   hop of a transfer it starts (a host name to resolve waits on the resolver's pool) and
+///   joins or starts the transfer, then suspends. The body is read on AsyncHTTPClient's event loop
 ///   (no hop per chunk); progress observers are called there. The body is decoded on
 ///   ``DownloaderConfig/decodeQueue`` (partial images too), once per distinct decode
 ///   request among the callers, and the callers resume on the cooperative pool with the
@@ -155,18 +156,34 @@ public final class ImageDownloader: ImageLoader {
     /// ``WebImageOptions/allowInvalidSSLCertificates``; no other option bit splits transfers.
     ///
     /// Runs on the calling task only to build the request (the request modifier runs
-    /// here) and join the transfer; see the type's discussion for the rest. Cancelling the
-    /// task or the observer's token ends this caller's wait at once; the transfer stops
-    /// when no caller is left.
+    /// here), check its first hop and join the transfer; see the type's discussion for the
+    /// rest. Under a ``DownloaderConfig/hopPolicy``, a caller that starts a transfer checks
+    /// its first hop on its own task (resolving a host name there, on the resolver's pool),
+    /// so the transfer starts that hop on whatever thread starts it, with no task of its
+    /// own; a refused first hop throws here, before any transfer exists. A caller joining a
+    /// transfer already there checks nothing: the transfer checks its own hops.
+    ///
+    /// Cancelling the task ends this caller's wait at once, a lookup in progress too as far
+    /// as the resolver hears cancellation (``SystemHostResolver`` does); a caller cancelled
+    /// during its check gets ``WebImageCodecs/WebImageError/Code/cancelled`` and no
+    /// connection is opened for it. Cancelling the observer's token ends the wait at once
+    /// while the caller waits on its transfer; during the first hop's lookup, when the
+    /// lookup returns. The transfer stops when no caller is left.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` for a URL that is not http(s),
-    ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, and the
-    ///   transfer's error.
+    ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, the first
+    ///   hop's refusal (``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
+    ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress``) or failed lookup
+    ///   (``WebImageCodecs/WebImageError/Code/cannotFindHost``), and the transfer's error.
     public func loadImage(
         with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
         if Task.isCancelled || observer.token?.isCancelled == true { throw .cancelled() }
-        let prepared = try prepare(url, options: options, context: context)
+        var prepared = try prepare(url, options: options, context: context)
+        if !config.hopPolicy.isEmpty, !scheduler.withLock({ $0.hasTransfer(forKey: prepared.key) }) {
+            prepared.firstHop = try await checkFirstHop(prepared.request.url)
+            if Task.isCancelled || observer.token?.isCancelled == true { throw .cancelled() }
+        }
         let slot = CancellationSlot()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -188,6 +205,8 @@ public final class ImageDownloader: ImageLoader {
         let decodeKey: DownloadCaller.DecodeKey
         let options: WebImageOptions
         let context: WebImageContext
+        /// The first hop's policy check, when the caller made it (``checkFirstHop(_:)``).
+        var firstHop: CheckedHop? = nil
     }
 
     func prepare(_ url: URL, options: WebImageOptions, context: WebImageContext) throws(WebImageError) -> Prepared {
@@ -215,7 +234,7 @@ public final class ImageDownloader: ImageLoader {
             let join = s.join(caller, key: prepared.key) { id in
                 DownloadTransfer(
                     id: id, url: prepared.url, key: prepared.key, request: prepared.request, options: prepared.options,
-                    context: prepared.context, downloader: self)
+                    context: prepared.context, checkedFirstHop: prepared.firstHop, downloader: self)
             }
             return (caller.id, join, s.running, s.queuedCount)
         }

@@ -9,8 +9,9 @@ import Foundation
 /// redirect hop**:
 ///
 /// 1. takes the URL's host; a host in ``allowedHosts`` passes unchecked;
-/// 2. resolves it with ``resolver`` (an address literal is not resolved), off the event
-///    loops, on ``SystemHostResolver/sharedPool`` for the system resolver;
+/// 2. resolves it with ``resolver`` (an address literal is not resolved; an answer the
+///    resolver has at hand, ``HostResolving/cachedAddresses(for:port:)``, is taken as it
+///    is), off the event loops, on ``SystemHostResolver/sharedPool`` for the system resolver;
 /// 3. refuses the hop with ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` (2011) when any
 ///    resolved address is of a kind in ``refusedKinds`` and not inside
 ///    ``allowedNetworks`` (IPv4-mapped, -compatible, NAT64 and 6to4 IPv6 forms count as
@@ -77,17 +78,13 @@ public struct AddressPolicy: Sendable {
     func check(_ url: URL) async throws(WebImageError) -> IPAddress? {
         if let decided = checkWithoutLookup(url) { return try decided.get() }
         let host = url.host ?? ""
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
-        let addresses = try await resolver.addresses(for: host, port: port)
-        guard let first = addresses.first else {
-            throw WebImageError(.cannotFindHost, "The host \(host) has no address")
-        }
-        if let refused = addresses.first(where: { !permits($0) }) { throw refusal(url, refused) }
-        return first
+        return try decide(url, host: host, try await resolver.addresses(for: host, port: Self.port(of: url)))
     }
 
     /// ``check(_:)`` when it needs no lookup (no host, a host allowed by name, an address
-    /// literal), decided now; `nil` when the host must be resolved.
+    /// literal, a name whose answer the resolver has at hand:
+    /// ``HostResolving/cachedAddresses(for:port:)``), decided now; `nil` when the host must
+    /// be resolved.
     func checkWithoutLookup(_ url: URL) -> Result<IPAddress?, WebImageError>? {
         guard let host = url.host, !host.isEmpty else {
             return .failure(WebImageError(.invalidURL, "No host in \(url.redactedForLog)"))
@@ -96,7 +93,21 @@ public struct AddressPolicy: Sendable {
         if let literal = IPAddress(host) {
             return permits(literal) ? .success(nil) : .failure(refusal(url, literal))
         }
-        return nil
+        guard let cached = resolver.cachedAddresses(for: host, port: Self.port(of: url)) else { return nil }
+        return Result { () throws(WebImageError) in try decide(url, host: host, try cached.get()) }
+    }
+
+    /// The address to connect to among `addresses` of `host`: the first, when every one is permitted.
+    private func decide(_ url: URL, host: String, _ addresses: [IPAddress]) throws(WebImageError) -> IPAddress {
+        guard let first = addresses.first else {
+            throw WebImageError(.cannotFindHost, "The host \(host) has no address")
+        }
+        if let refused = addresses.first(where: { !permits($0) }) { throw refusal(url, refused) }
+        return first
+    }
+
+    private static func port(of url: URL) -> Int {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 
     private func refusal(_ url: URL, _ address: IPAddress) -> WebImageError {

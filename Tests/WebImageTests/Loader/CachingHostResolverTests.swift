@@ -65,4 +65,22 @@ struct CachingHostResolverTests {
         #expect(scripted.lookups(of: "a") == 2)
         #expect(scripted.lookups(of: "c") == 1)
     }
+
+    @Test("cachedAddresses answers what a lookup left, without looking up: nothing before, the answer or failure after")
+    func cachedAnswers() async throws {
+        let scripted = ScriptedResolver(["a.example": [["192.0.2.1"]]])
+        let cache = CachingHostResolver(scripted)
+        #expect(cache.cachedAddresses(for: "a.example", port: 80) == nil)
+        _ = try await cache.addresses(for: "a.example", port: 80)
+        let address = try #require(IPAddress("192.0.2.1"))
+        #expect(try cache.cachedAddresses(for: "A.Example", port: 80)?.get() == [address])
+        // Another port is another answer.
+        #expect(cache.cachedAddresses(for: "a.example", port: 443) == nil)
+        await #expect(throws: WebImageError.self) { try await cache.addresses(for: "nx.example", port: 80) }
+        #expect(throws: WebImageError.self) { try cache.cachedAddresses(for: "nx.example", port: 80)?.get() }
+        #expect(scripted.lookups(of: "a.example") == 1)
+        #expect(scripted.lookups(of: "nx.example") == 1)
+        // The system resolver remembers nothing.
+        #expect(SystemHostResolver().cachedAddresses(for: "localhost", port: 80) == nil)
+    }
 }

@@ -178,26 +178,38 @@ struct ImageDownloaderAddressGuardTests {
     }
 }
 
-/// Which hops are checked without a task of their own.
+/// Which hops a transfer checks without a task of their own. The callback form is used:
+/// its transfer checks its first hop itself (an `async` caller checks it on its own task,
+/// `FirstHopCheckTests`).
 @Suite("ImageDownloader: policy checks start a task only to resolve a name", .timeLimit(.minutes(1)))
 struct PolicyCheckTaskTests {
     @Test("an address literal or a host allowed by name starts no task; a host name to resolve does")
     func tasksOnlyForLookups() async throws {
-        let allowNetwork = AddressPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))])
+        let resolver = ScriptedResolver(["origin.test": [["127.0.0.1"]]])
+        let allowNetwork = AddressPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))], resolver: resolver)
         try await LoaderTestKit.withOrigin(LoaderTestKit.config { $0.hopPolicy.addresses = allowNetwork }) { origin, downloader in
             let (bytes, _) = LoaderTestKit.rawImage()
             origin.route("/a.raw", .init(body: bytes))
-            _ = try await downloader.loadImage(with: origin.url("/a.raw"))
+            let literal = LoadRecorder()
+            literal.request(downloader, origin.url("/a.raw"))
+            _ = try await literal.final().get()
             #expect(downloader.policyCheckTasks == 0)
-            _ = try await downloader.loadImage(with: try #require(URL(string: "http://localhost:\(origin.port)/a.raw?2")))
+            let name = LoadRecorder()
+            name.request(downloader, try #require(URL(string: "http://origin.test:\(origin.port)/a.raw?2")))
+            _ = try await name.final().get()
             #expect(downloader.policyCheckTasks == 1)
+            #expect(resolver.lookups(of: "origin.test") == 1)
         }
-        let allowName = AddressPolicy(allowedHosts: ["localhost"])
+        let allowName = AddressPolicy(allowedHosts: ["localhost"], resolver: resolver)
         try await LoaderTestKit.withOrigin(LoaderTestKit.config { $0.hopPolicy.addresses = allowName }) { origin, downloader in
             let (bytes, _) = LoaderTestKit.rawImage()
             origin.route("/a.raw", .init(body: bytes))
-            _ = try await downloader.loadImage(with: try #require(URL(string: "http://localhost:\(origin.port)/a.raw")))
+            // Allowed by name: not resolved by the guard; the client connects to localhost as usual.
+            let recorder = LoadRecorder()
+            recorder.request(downloader, try #require(URL(string: "http://localhost:\(origin.port)/a.raw")))
+            _ = try await recorder.final().get()
             #expect(downloader.policyCheckTasks == 0)
+            #expect(resolver.lookups(of: "localhost") == 0)
         }
     }
 }

@@ -117,16 +117,8 @@ struct DatasetRunner {
     func run(reader: DatasetRowReader, directory: URL, doneShards: Set<Int>, firstShard: Int,
                      s3: S3ObjectClient?) async throws {
         let naming = ShardNaming(samplesPerShard: plan.samplesPerShard, shardDigits: plan.shardDigits)
-        let downloader = ImageDownloader(config: downloaderConfig())
-        let gate = HostGate(limit: plan.perHostConcurrency, ratePerSecond: plan.perHostRate)
-        var network = HostGatedFetcher(downloader: downloader, gate: gate,
-                                       robots: RobotsTag(disallowed: plan.directives, token: plan.userAgentToken),
-                                       retries: plan.retries)
-        network.ignoresCertificates = plan.ignoresCertificates
-        var fetcher = SampleFetcher(network: network)
-        fetcher.allowsFileURLs = plan.allowsFileURLs
-        fetcher.fileURLSetting = plan.spelling("allow_file_urls")
-        fetcher.maxBytes = downloader.config.maxResponseBytes
+        let downloader = ImageDownloader(config: Self.downloaderConfig(for: plan))
+        let fetcher = Self.sampleFetcher(for: plan, downloader: downloader)
         var settings = DatasetJob.Settings(naming: naming, encodeFormat: plan.image.format,
                                            shardSelection: plan.shardSelection)
         settings.firstShard = firstShard
@@ -165,10 +157,30 @@ struct DatasetRunner {
         }
     }
 
+    /// How a job of `plan` gets its samples over `downloader`: through the host gate, with
+    /// the job's retries and `X-Robots-Tag` directives.
+    static func sampleFetcher(for plan: DatasetPlan, downloader: ImageDownloader) -> SampleFetcher {
+        let gate = HostGate(limit: plan.perHostConcurrency, ratePerSecond: plan.perHostRate)
+        var network = HostGatedFetcher(downloader: downloader, gate: gate,
+                                       robots: RobotsTag(disallowed: plan.directives, token: plan.userAgentToken),
+                                       retries: plan.retries)
+        network.ignoresCertificates = plan.ignoresCertificates
+        var fetcher = SampleFetcher(network: network)
+        fetcher.allowsFileURLs = plan.allowsFileURLs
+        fetcher.fileURLSetting = plan.spelling("allow_file_urls")
+        fetcher.maxBytes = downloader.config.maxResponseBytes
+        return fetcher
+    }
+
     /// The downloader of a dataset job: every final status handed over (``HostGatedFetcher``
     /// reads them), retries done by the job, and every host name looked up through a
-    /// ``CachingHostResolver`` whose answer the connection then uses.
-    private func downloaderConfig() -> DownloaderConfig {
+    /// ``CachingHostResolver`` (over `resolver`, the system's but in tests) whose answer
+    /// the connection then uses. A sample's first hop is checked on the sample's task (the
+    /// downloader's `async` fetch), and any hop to a name the cache remembers on the thread
+    /// it is on, so a sample starts no task of its own for the address check.
+    static func downloaderConfig(
+        for plan: DatasetPlan, resolver: any HostResolving = SystemHostResolver()
+    ) -> DownloaderConfig {
         var config = DownloaderConfig.default
         config.maxConcurrentDownloads = plan.concurrency
         config.downloadTimeout = plan.timeout
@@ -183,9 +195,9 @@ struct DatasetRunner {
             config.httpHeaders.remove("User-Agent")
             config.httpHeaders.add(name: "User-Agent", value: "\(agent) (compatible; \(token))")
         }
-        let resolver = CachingHostResolver()
+        let cache = CachingHostResolver(resolver)
         config.hopPolicy.addresses = plan.blockPrivateAddresses
-            ? AddressPolicy(resolver: resolver) : AddressPolicy(refusedKinds: [], resolver: resolver)
+            ? AddressPolicy(resolver: cache) : AddressPolicy(refusedKinds: [], resolver: cache)
         return config
     }
 
