@@ -249,7 +249,7 @@ public final class ImageProxy: Sendable {
             guard signer.isValid(signature: String(signature), for: "/" + signedPath) else {
                 throw .badSignature(signature == "unsafe" ? "Unsigned URLs are not accepted by this server" : "The signature does not match")
             }
-        } else if signature.contains(":") {
+        } else if signature.utf8.contains(UInt8(ascii: ":")) {
             // imgproxy 4: a forgotten signature would silently eat the first option.
             throw .badSignature("The signature appears to be a processing option; the signature segment must always be present")
         }

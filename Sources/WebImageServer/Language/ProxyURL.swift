@@ -42,6 +42,26 @@ public struct ProxyURL: Sendable, Hashable {
         return pieces
     }
 
+    /// The first occurrence of the ASCII text `needle` in `text`, found by UTF-8 bytes (an
+    /// ASCII byte never occurs inside a multi-byte character, so the bounds are characters').
+    static func asciiRange(of needle: StaticString, in text: Substring) -> Range<Substring.Index>? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard let first = pattern.first else { return nil }
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        while let found = bytes[start...].firstIndex(of: first) {
+            var end = found
+            var matched = 0
+            while matched < pattern.count, end != bytes.endIndex, bytes[end] == pattern[matched] {
+                bytes.formIndex(after: &end)
+                matched += 1
+            }
+            if matched == pattern.count { return found..<end }
+            start = bytes.index(after: found)
+        }
+        return nil
+    }
+
     /// The signature segment and the repaired path after it; throws ``ProxyError/notFound``
     /// for a path that is not a proxy URL at all (no signature and path, or outside the prefix).
     static func splitSignature(_ rawPath: String, prefix: String) throws(ProxyError) -> (signature: Substring, path: String) {
@@ -62,14 +82,17 @@ public struct ProxyURL: Sendable, Hashable {
         if path.hasPrefix("plain/") {
             optionsPart = ""
             plainPart = path.dropFirst("plain/".count)
-        } else if let range = path.range(of: "/plain/") {
+        } else if let range = asciiRange(of: "/plain/", in: path) {
             optionsPart = path[..<range.lowerBound]
             plainPart = path[range.upperBound...]
         } else {
             optionsPart = path
             plainPart = nil
         }
-        let options = optionsPart.replacingOccurrences(of: "%3A", with: ":")
+        // Searches by bytes, not Foundation's: this runs on every request, and the bridged
+        // NSString searches cost about 15 µs of a 250 µs cached hit.
+        let options = optionsPart.utf8.contains(UInt8(ascii: "%"))
+            ? String(optionsPart.replacing("%3A", with: ":")) : String(optionsPart)
         guard var plain = plainPart.map(String.init) else { return options }
         if let colon = plain.firstIndex(of: ":") {
             let scheme = plain[..<colon]

@@ -47,12 +47,40 @@ enum SourceDecoding {
     }
 
     /// URL-safe base64 without padding (trailing `=` tolerated); `nil` for anything else.
+    /// Bits left over after the last whole byte are ignored, as Foundation's decoder ignores
+    /// them. Works on the UTF-8 bytes: this runs on every proxy request, and the String and
+    /// NSString route it replaced cost about 35 µs of a 250 µs cached hit.
     static func base64URL(_ text: Substring) -> Data? {
-        let trimmed = text.reversed().drop { $0 == "=" }.reversed()
-        guard trimmed.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
-        var base64 = String(trimmed).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard base64.count % 4 != 1 else { return nil }
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        var digits = text.utf8[...]
+        while digits.last == UInt8(ascii: "=") { digits = digits.dropLast() }
+        let count = digits.count
+        guard count % 4 != 1 else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for digit in digits {
+            guard let value = sextet(digit) else { return nil }
+            buffer = buffer << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return Data(bytes)
+    }
+
+    /// The value of one base64url digit (`A`–`Z`, `a`–`z`, `0`–`9`, `-`, `_`).
+    private static func sextet(_ digit: UInt8) -> UInt32? {
+        switch digit {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt32(digit - UInt8(ascii: "A"))
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt32(digit - UInt8(ascii: "a")) + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(digit - UInt8(ascii: "0")) + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: nil
+        }
     }
 }
