@@ -69,7 +69,8 @@ struct ServeObservability {
                 logs = nil
             }
             LoggingSystem.bootstrap({ label, provider in
-                let stderr = StreamLogHandler.standardError(label: label, metadataProvider: provider)
+                let stderr = DeferredMetadataLogHandler(
+                    base: StreamLogHandler.standardError(label: label, metadataProvider: provider))
                 guard let logs else { return stderr }
                 return MultiplexLogHandler([stderr, logs(label)])
             }, metadataProvider: metadata)

@@ -23,7 +23,7 @@ struct OutputOptions: ParsableArguments {
     func bootstrapLogging() {
         let level: Logger.Level = quiet ? .critical : (verbose ? .debug : .warning)
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = DeferredMetadataLogHandler(base: StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }
