@@ -1,7 +1,7 @@
 """The peers' side of `Benchmarks/compare`: the same work done the way a Python user
 would do it, printed as the same JSON object `webimage-bench` prints.
 
-    peers.py MODE [--iterations N] [--warmup N] [--size N] [--concurrency N] INPUT...
+    peers.py MODE [--iterations N] [--warmup N] [--size N] [--concurrency N] [--scale N] INPUT...
 
 Inputs are read into memory first (as `webimage-bench` does), so only decoding is
 timed. Exit 0 when measured; 1 with {"ok": false, "notMeasured": reason} when the
@@ -44,6 +44,15 @@ def turbojpeg_decode(args):
     from turbojpeg import TurboJPEG, TJPF_RGBA
     jpeg, files = TurboJPEG(), read_all(args.inputs)
     return lambda: [jpeg.decode(data, pixel_format=TJPF_RGBA) for data in files]
+
+
+def turbojpeg_scaled(args):
+    """libjpeg-turbo through PyTurboJPEG at DCT scale 1/--scale, to RGBA: the peer of our
+    scaled baseline decoder (the jpeg-scaled rows)."""
+    from turbojpeg import TurboJPEG, TJPF_RGBA
+    jpeg, files = TurboJPEG(), read_all(args.inputs)
+    factor = (1, args.scale)
+    return lambda: [jpeg.decode(data, pixel_format=TJPF_RGBA, scaling_factor=factor) for data in files]
 
 
 def pillow_decode(args):
@@ -233,6 +242,7 @@ def aiohttp_pillow(args):
 
 MODES = {
     "turbojpeg-decode": turbojpeg_decode,
+    "turbojpeg-scaled": turbojpeg_scaled,
     "pillow-decode": pillow_decode,
     "pillow-frames": pillow_frames,
     "pillow-frames-png": pillow_frames_png,
@@ -260,6 +270,7 @@ def main(argv):
     parser.add_argument("--size", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--scale", type=int, default=1, help="DCT scale 1/N (turbojpeg-scaled)")
     args = parser.parse_intermixed_args(argv)
     report = {"mode": args.mode, "ok": False}
     try:

@@ -45,7 +45,7 @@ struct CompareSmokeTests {
         let lines = out.split(separator: "\n").map(String.init)
         #expect(lines.first == "| work | ours | peer | ratio | goal | result |")
         let rows = lines.dropFirst(2).filter { $0.hasPrefix("| ") }
-        #expect(rows.count == 86, "\(rows.map { $0.prefix(70) }.joined(separator: "\n"))")
+        #expect(rows.count == 90, "\(rows.map { $0.prefix(70) }.joined(separator: "\n"))")
         for row in rows {
             let cells = row.split(separator: "|", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -63,7 +63,8 @@ struct CompareSmokeTests {
                      "mixed set", "cached result", "LAION-like parquet list",
                      "thumbnail PSNR vs full-decode Lanczos reference", "thumbnail CPU per image",
                      "against libvips' thumbnail", "against libvips doing imgproxy's steps",
-                     "WEBIMAGE_SHRINK_ON_LOAD=imgproxy", "first decode in a fresh process", "OpenTelemetry on"] {
+                     "WEBIMAGE_SHRINK_ON_LOAD=imgproxy", "first decode in a fresh process", "OpenTelemetry on",
+                     "baseline JPEG decode at 1/8", "baseline JPEG decode at 1/4"] {
             #expect(rows.contains { $0.contains(work) }, "no row for \(work)")
         }
     }
