@@ -29,6 +29,9 @@ public struct ProxyURL: Sendable, Hashable {
 
     /// Splits `text` at every occurrence of `separator` (which may be several characters).
     static func split(_ text: Substring, by separator: String) -> [Substring] {
+        if separator.utf8.count == 1, let byte = separator.utf8.first, byte < 0x80 {
+            return split(text, atByte: byte)
+        }
         if separator.count == 1, let character = separator.first {
             return text.split(separator: character, omittingEmptySubsequences: false)
         }
@@ -40,6 +43,13 @@ public struct ProxyURL: Sendable, Hashable {
         }
         pieces.append(rest)
         return pieces
+    }
+
+    /// Splits `text` at every ASCII `byte`, empty pieces kept, by UTF-8 bytes as imgproxy (Go)
+    /// splits: a `/` followed by a combining mark still separates. Splitting by `Character`
+    /// walks grapheme boundaries, which cost 3 % of a cached hit's CPU.
+    static func split(_ text: Substring, atByte byte: UInt8) -> [Substring] {
+        text.utf8.split(separator: byte, omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// The first occurrence of the ASCII text `needle` in `text`, found by UTF-8 bytes (an
@@ -117,7 +127,7 @@ public struct ProxyURL: Sendable, Hashable {
         throws(ProxyError) -> ProxyURL
     {
         let (signature, path) = try splitSignature(rawPath, prefix: language.pathPrefix)
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let segments = split(Substring(path), atByte: UInt8(ascii: "/"))
         let parser = language.parser
         var options = defaults
         if language.presets.definitions["default"] != nil {

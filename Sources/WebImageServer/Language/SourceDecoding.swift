@@ -24,7 +24,7 @@ enum SourceDecoding {
         var chunks = segments
         if includesFilename, chunks.count > 1 { chunks = chunks.dropLast() }
         let joined = chunks.joined()
-        let parts = joined.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = ProxyURL.split(Substring(joined), atByte: UInt8(ascii: "."))
         guard parts.count <= 2 else { throw .badRequest("The source names more than one output format") }
         let ext = parts.count == 2 && !parts[1].isEmpty ? String(parts[1]) : nil
         guard !parts[0].isEmpty else { throw .badRequest("The source URL is missing") }

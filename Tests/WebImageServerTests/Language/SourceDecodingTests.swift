@@ -63,4 +63,14 @@ struct SourceDecodingTests {
             #expect(oursStart == foundationStart, "\(text)")
         }
     }
+
+    @Test("paths split by bytes, as imgproxy's Go splits them: a slash before a combining mark still separates")
+    func byteSplit() {
+        #expect(ProxyURL.split("a/\u{301}b//c", atByte: UInt8(ascii: "/")) == ["a", "\u{301}b", "", "c"])
+        #expect(ProxyURL.split("", atByte: UInt8(ascii: "/")) == [""])
+        #expect(ProxyURL.split("rs:fit:1:2", by: ":") == ["rs", "fit", "1", "2"])
+        #expect(ProxyURL.split("rs::fit::1", by: "::") == ["rs", "fit", "1"])
+        // Character splitting would keep "/\u{301}" as one character: the contrast this test is about.
+        #expect("a/\u{301}b".split(separator: "/").count == 1)
+    }
 }
