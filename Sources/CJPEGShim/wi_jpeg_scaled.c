@@ -57,22 +57,39 @@ static inline __attribute__((always_inline)) int decode_dc(reader *r, const wi_s
     return 1;
 }
 
-/// Walks a block's AC symbols without their values. 0 for a bad code.
+/// Walks a block's AC symbols without their values. 0 for a bad code. The bit buffer is
+/// kept in locals through the walk: the reader lives in memory (its address escapes), and a
+/// store and reload of `bits` per lookup would sit on the walk's latency chain.
 static inline __attribute__((always_inline)) int skip_ac(reader *r, const wi_scaled_huffman *t) {
     const uint16_t *skip = t->skip;
+    uint64_t bits = r->bits;
+    int count = r->count;
     for (int k = 1; k < 64;) {
-        if (r->count < 32) {
+        // A lookup reads and consumes at most WI_SCALED_SKIP_BITS bits.
+        if (count < WI_SCALED_SKIP_BITS) {
+            r->bits = bits;
+            r->count = count;
             refill(r);
+            bits = r->bits;
+            count = r->count;
         }
-        unsigned entry = skip[r->bits >> (64 - WI_SCALED_SKIP_BITS)];
+        unsigned entry = skip[bits >> (64 - WI_SCALED_SKIP_BITS)];
         int before_last = (int)(entry >> 9);
         if (entry != 0 && k + before_last < 64) {
-            consume(r, (int)(entry & 15));
+            int n = (int)(entry & 15);
+            bits <<= n;
+            count -= n;
             if (entry & 16) {
-                return 1;
+                break;
             }
             k += before_last + (int)((entry >> 5) & 15) + 1;
             continue;
+        }
+        r->bits = bits;
+        r->count = count;
+        // A code (16 bits at most) and its value's bits (15).
+        if (r->count < 32) {
+            refill(r);
         }
         int symbol = decode(r, t);
         if (symbol < 0) {
@@ -87,7 +104,11 @@ static inline __attribute__((always_inline)) int skip_ac(reader *r, const wi_sca
         } else {
             return 1;
         }
+        bits = r->bits;
+        count = r->count;
     }
+    r->bits = bits;
+    r->count = count;
     return 1;
 }
 
@@ -96,23 +117,32 @@ static inline __attribute__((always_inline)) int skip_ac(reader *r, const wi_sca
 static inline __attribute__((always_inline)) int decode_ac(reader *r, const wi_scaled_huffman *t,
                                                            const uint8_t *slot, int16_t *coef) {
     const uint32_t *fast = t->fast;
+    uint64_t bits = r->bits;
+    int count = r->count;
     for (int k = 1; k < 64; k++) {
-        if (r->count < 32) {
+        // A lookup reads and consumes at most WI_SCALED_LOOKUP_BITS bits.
+        if (count < WI_SCALED_LOOKUP_BITS) {
+            r->bits = bits;
+            r->count = count;
             refill(r);
+            bits = r->bits;
+            count = r->count;
         }
-        uint32_t entry = fast[r->bits >> (64 - WI_SCALED_LOOKUP_BITS)];
-        unsigned count = (entry >> 6) & 3, first_run = (entry >> 8) & 15;
+        uint32_t entry = fast[bits >> (64 - WI_SCALED_LOOKUP_BITS)];
+        unsigned values = (entry >> 6) & 3, first_run = (entry >> 8) & 15;
         // A second symbol (value or end of block) must start inside this block.
-        if (entry != 0 && ((count < 2 && !(entry & 0x10)) || k + (int)first_run + 1 < 64)) {
-            consume(r, (int)(entry & 15));
+        if (entry != 0 && ((values < 2 && !(entry & 0x10)) || k + (int)first_run + 1 < 64)) {
+            int n = (int)(entry & 15);
+            bits <<= n;
+            count -= n;
             if (entry & 0x20) {
                 k += 15;
                 continue;
             }
-            if (count > 0) {
+            if (values > 0) {
                 k += (int)first_run;
                 coef[slot[k]] = (int16_t)(int8_t)(entry >> 16);
-                if (count > 1) {
+                if (values > 1) {
                     k += 1 + (int)((entry >> 12) & 15);
                     coef[slot[k]] = (int16_t)(int8_t)(entry >> 24);
                 }
@@ -121,6 +151,12 @@ static inline __attribute__((always_inline)) int decode_ac(reader *r, const wi_s
                 break;
             }
             continue;
+        }
+        r->bits = bits;
+        r->count = count;
+        // A code (16 bits at most) and its value's bits (15).
+        if (r->count < 32) {
+            refill(r);
         }
         int symbol = decode(r, t);
         if (symbol < 0) {
@@ -133,9 +169,13 @@ static inline __attribute__((always_inline)) int decode_ac(reader *r, const wi_s
         } else if (run == 15) {
             k += 15;
         } else {
-            break;
+            return 1;
         }
+        bits = r->bits;
+        count = r->count;
     }
+    r->bits = bits;
+    r->count = count;
     return 1;
 }
 
