@@ -16,7 +16,7 @@ import Synchronization
 /// through ``manager`` with ``options`` (default ``WebImageOptions/lowPriority``) and
 /// ``context``. ``prefetch(_:progress:)`` runs on the calling task (its loads in tasks of
 /// their own); ``prefetchURLs(_:progress:completed:)`` runs it in a new task. Progress and
-/// completion callbacks run on ``callbackQueue``, a serial queue of the prefetcher.
+/// completion callbacks run on a serial queue of the prefetcher, one report at a time.
 /// Thread-safe.
 public final class ImagePrefetcher: Sendable {
     /// The shared prefetcher, loading through ``ImageManager/shared``.
@@ -24,8 +24,9 @@ public final class ImagePrefetcher: Sendable {
 
     /// The manager the loads run through.
     public let manager: ImageManager
-    /// Where progress and completion callbacks run.
-    public let callbackQueue = DispatchQueue(label: "WebImage.ImagePrefetcher.callbacks")
+    /// Where progress and completion callbacks run: serial, so progress reports come in
+    /// counting order.
+    private let callbackQueue = DispatchQueue(label: "WebImage.ImagePrefetcher.callbacks")
 
     private struct Settings {
         var maxConcurrentPrefetchCount = 3
@@ -62,9 +63,9 @@ public final class ImagePrefetcher: Sendable {
     /// Whether any prefetch has not completed yet.
     public var isPrefetching: Bool { tokens.withLock { !$0.isEmpty } }
 
-    /// Loads `urls` into the cache and returns how it went. `progress` runs on
-    /// ``callbackQueue`` after each URL with (finished, total). Cancelling the task
-    /// cancels the prefetch, which then returns with the skipped count.
+    /// Loads `urls` into the cache and returns how it went. `progress` runs on the
+    /// prefetcher's serial callback queue after each URL with (finished, total).
+    /// Cancelling the task cancels the prefetch, which then returns with the skipped count.
     public func prefetch(_ urls: [URL], progress: PrefetchToken.Progress? = nil) async -> PrefetchResult {
         let token = PrefetchToken(urls: urls)
         return await withTaskCancellationHandler {
@@ -77,8 +78,8 @@ public final class ImagePrefetcher: Sendable {
     /// Starts loading `urls` into the cache in a new task.
     ///
     /// `progress` runs after each URL with (finished, total); `completed` runs once with
-    /// (finished, skipped) when all are done with, at once (on ``callbackQueue``) for an
-    /// empty list. Both run on ``callbackQueue``.
+    /// (finished, skipped) when all are done with, at once for an empty list. Both run
+    /// on the prefetcher's serial callback queue, never on the calling thread.
     @discardableResult
     public func prefetchURLs(
         _ urls: [URL], progress: PrefetchToken.Progress? = nil, completed: PrefetchToken.Completion? = nil
