@@ -82,29 +82,19 @@ final class CompatFixture: Sendable {
 /// Collects what a callback delivers, with the queue check made where it ran.
 final class Deliveries<Value: Sendable>: Sendable {
     private let state = Mutex<[(value: Value, onQueue: Bool)]>([])
-    private let waiters = Mutex<[(Int, CheckedContinuation<Void, Never>)]>([])
 
     func record(_ value: Value, onQueue: Bool) {
-        let count = state.withLock { s in s.append((value, onQueue)); return s.count }
-        let ready = waiters.withLock { w in
-            let ready = w.filter { $0.0 <= count }.map(\.1)
-            w.removeAll { $0.0 <= count }
-            return ready
-        }
-        for waiter in ready { waiter.resume() }
+        state.withLock { $0.append((value, onQueue)) }
     }
 
     var all: [(value: Value, onQueue: Bool)] { state.withLock { $0 } }
 
-    /// Waits until `n` deliveries arrived.
+    /// Waits until `n` deliveries arrived, for up to 10 s: a delivery that never comes
+    /// fails the test's expectations instead of hanging the run.
     func wait(for n: Int) async -> [(value: Value, onQueue: Bool)] {
-        await withCheckedContinuation { continuation in
-            let now = waiters.withLock { w -> Bool in
-                if state.withLock({ $0.count }) >= n { return true }
-                w.append((n, continuation))
-                return false
-            }
-            if now { continuation.resume() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while all.count < n, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return all
     }
