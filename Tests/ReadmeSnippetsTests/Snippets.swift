@@ -96,7 +96,7 @@ func warm(_ manager: ImageManager, _ urls: [URL]) async {
     prefetcher.maxConcurrentPrefetchCount = 4          // default 3, at low priority
     let result = await prefetcher.prefetch(urls) { finished, total in print("\(finished)/\(total)") }
     print(result.finishedCount, result.skippedCount)
-    // or: let token = prefetcher.prefetchURLs(urls, progress: nil) { finished, skipped in … }; token.cancel()
+    // or, with WebImageCompat: let token = prefetcher.prefetchURLs(urls, progress: nil) { finished, skipped in … }
 }
 
 // README block 9
