@@ -163,13 +163,15 @@ demo: deps
 bench: deps
 	$(MAKE) -C Benchmarks bench
 
-# The DocC catalog (Sources/WebImage/WebImage.docc) with the symbols of the three library modules
-# (WebImageCodecs, WebImage, WebImageServer; the webimage product builds them all), as one site
-# in .build/docs, with the toolchain's docc; fails on any DocC warning (scripts/docs.sh). First the
-# pictures of the README and the articles are made again by the tool itself (docs-pictures);
+# The DocC catalog (Sources/WebImage/WebImage.docc) with the symbols of the four library modules
+# (WebImageCodecs, WebImage and WebImageServer, which the webimage product builds, and
+# WebImageCompat, built on its own), as one site in .build/docs, with the toolchain's docc;
+# fails on any DocC warning (scripts/docs.sh). First the pictures of the README and the
+# articles are made again by the tool itself (docs-pictures);
 # when that cannot run here (no chromium, no venv), the checked-in pictures stay and it says why.
 docs: deps
 	$(SWIFT) build --product webimage $(TRAITS)
+	$(SWIFT) build --target WebImageCompat $(TRAITS)
 	-@$(MAKE) --no-print-directory docs-pictures
 	scripts/docs.sh .build/debug .build/docs
 

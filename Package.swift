@@ -3,6 +3,7 @@ import PackageDescription
 
 // The targets are the layers of DESIGN.md: a lower one cannot import a higher one.
 //   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … View, Metrics) → WebImageServer → webimage
+//   WebImage → WebImageCompat (SDWebImage's completion-handler API and its callback queues)
 // WebImageTestOrigin is the loopback HTTP origin of the tests and of `webimage demo`.
 let package = Package(
     name: "WebImage",
@@ -10,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "WebImageCodecs", targets: ["WebImageCodecs"]),
         .library(name: "WebImage", targets: ["WebImage"]),
+        .library(name: "WebImageCompat", targets: ["WebImageCompat"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
@@ -101,6 +103,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // SDWebImage's completion-handler spellings over WebImage's `async` API: the callback
+        // adapters, the cache query's operation, and the queues the callbacks run on.
+        .target(name: "WebImageCompat", dependencies: ["WebImage"]),
         .target(
             name: "WebImageTestOrigin",
             dependencies: [
@@ -155,10 +160,12 @@ let package = Package(
         ),
         // libFuzzer harness (`make fuzz`); a plain build makes it a replay tool for saved inputs.
         .executableTarget(name: "WebImageFuzz", dependencies: ["WebImage", "WebImageCodecs", "WebImageServer", "Parquet"], exclude: ["FUZZING.md"]),
+        // The loader and manager suites drive the core through the callback forms too
+        // (their recorders), hence WebImageCompat; the adapters' own tests are WebImageCompatTests.
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "WebImageCodecs", "WebImageTestOrigin",
+                "WebImage", "WebImageCompat", "WebImageCodecs", "WebImageTestOrigin",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -182,12 +189,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The callback adapters: which queue each form delivers on, the blocking query, queueing order.
+        .testTarget(name: "WebImageCompatTests", dependencies: ["WebImageCompat", "WebImage", "WebImageCodecs", "WebImageTestOrigin"]),
         // The `webimage` tool's internals, unit-tested (`@testable import webimage`); the
         // tool's commands are tested end to end in WebImageTests.
         .testTarget(name: "WebImageCLITests", dependencies: ["webimage"]),
         .testTarget(name: "ParquetTests", dependencies: ["Parquet"]),
         // The README's examples, compiled; its test checks that none is missing.
-        .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage"]),
+        .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage", "WebImageCompat"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds one documentation site for the three library modules (WebImageCodecs, WebImage,
-# WebImageServer) from a debug build that already compiled them, with the toolchain's own
+# Builds one documentation site for the four library modules (WebImageCodecs, WebImage,
+# WebImageCompat, WebImageServer) from a debug build that already compiled them, with the toolchain's own
 # swift-symbolgraph-extract and docc (no plugin to resolve).
 #   scripts/docs.sh [BUILD_DIR] [OUTPUT_DIR]      defaults: .build/debug .build/docs
 # The one catalog, Sources/WebImage/WebImage.docc, holds the articles and a page per module.
@@ -14,7 +14,7 @@ build=$(cd "${1:-$root/.build/debug}" && pwd -P)
 scratch=$(cd "$build/../.." && pwd)   # <scratch>/<triple>/debug: the dependencies' checkouts are beside it
 out=${2:-$root/.build/docs}
 bin=$(dirname "$(readlink -f "$(command -v swift)")")
-modules=(WebImageCodecs WebImage WebImageServer)
+modules=(WebImageCodecs WebImage WebImageCompat WebImageServer)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The one DocC catalog (`Sources/WebImage/WebImage.docc`) documents the three library
+/// The one DocC catalog (`Sources/WebImage/WebImage.docc`) documents the four library
 /// modules in one site, as `make docs` builds it, with no warning at all: a broken link in a
 /// doc comment or an article, an undocumented or unknown parameter, a heading DocC cannot
 /// place. Every article is reachable from the root page and from the README, and each module
@@ -10,7 +10,7 @@ import Testing
 struct DocCCatalogTests {
     static let catalog = ReadmeSnippetsTests.root.appendingPathComponent("Sources/WebImage/WebImage.docc")
     /// The library products (Package.swift), each a module with a page in the catalog.
-    static let modules = ["WebImageCodecs", "WebImage", "WebImageServer"]
+    static let modules = ["WebImageCodecs", "WebImage", "WebImageCompat", "WebImageServer"]
 
     static func articles() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: catalog.path)
@@ -31,7 +31,7 @@ struct DocCCatalogTests {
         return false
     }
 
-    @Test("scripts/docs.sh builds one site for the three modules with no warning",
+    @Test("scripts/docs.sh builds one site for the four modules with no warning",
           .enabled(if: toolchainHasDocC, "the toolchain beside `swift` has no docc or swift-symbolgraph-extract"))
     func builds() async throws {
         // The test runner lives in the build directory that compiled the library modules.
@@ -50,7 +50,7 @@ struct DocCCatalogTests {
         func page(_ path: String) -> Bool {
             FileManager.default.fileExists(atPath: data.appendingPathComponent(path + ".json").path)
         }
-        // The landing page lists the three modules, and each module became a page.
+        // The landing page lists the four modules, and each module became a page.
         let landing = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("data/documentation.json")))
         let listed = Set(((landing as? [String: Any])?["references"] as? [String: Any] ?? [:]).values
             .compactMap { ($0 as? [String: Any])?["url"] as? String })

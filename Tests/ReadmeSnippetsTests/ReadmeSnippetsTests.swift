@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// The examples of the README and of the DocC catalog's articles compile because they are in
-/// `Snippets.swift`; this checks that every ```swift block of them is there, so the two cannot
-/// drift apart.
+/// `Snippets.swift` (the SDWebImage-style ones, which begin `import WebImageCompat`, in
+/// `CompatSnippets.swift`); this checks that every ```swift block of them is there, so the
+/// two cannot drift apart.
 @Suite("README snippets")
 struct ReadmeSnippetsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -40,23 +41,29 @@ struct ReadmeSnippetsTests {
         return [root.appendingPathComponent("README.md")] + articles.sorted { $0.path < $1.path }
     }
 
-    @Test("every ```swift block of README.md and of the DocC articles is in Snippets.swift, in one piece")
+    @Test("every ```swift block of README.md and of the DocC articles is in Snippets.swift, in one piece; those that import WebImageCompat in CompatSnippets.swift")
     func everyBlockIsCompiled() throws {
-        let snippets = try String(
-            contentsOf: Self.root.appendingPathComponent("Tests/ReadmeSnippetsTests/Snippets.swift"), encoding: .utf8)
-        let compiled = Self.lines(snippets)
+        let folder = Self.root.appendingPathComponent("Tests/ReadmeSnippetsTests")
+        let compiled = Self.lines(try String(contentsOf: folder.appendingPathComponent("Snippets.swift"), encoding: .utf8))
+        let compat = Self.lines(try String(contentsOf: folder.appendingPathComponent("CompatSnippets.swift"), encoding: .utf8))
+        // The compat file compiles against WebImageCompat alone, so its blocks need nothing more.
+        #expect(compat.contains("import WebImageCompat"))
+        #expect(!compat.contains("import WebImage"))
         let documents = try Self.documents()
         #expect(documents.count >= 7, "the README and the catalog's six articles")
         let blocks = try documents.flatMap { url in
             Self.swiftBlocks(in: try String(contentsOf: url, encoding: .utf8)).map { (url.lastPathComponent, $0) }
         }
         #expect(blocks.count >= 12, "the documents have their examples")
+        #expect(blocks.contains { Self.lines($0.1).contains("import WebImageCompat") }, "the callback form's example")
         for (document, block) in blocks {
-            let wanted = Self.lines(block).filter { $0 != "import WebImage" }
-            let found = compiled.indices.contains { start in
-                start + wanted.count <= compiled.count && Array(compiled[start..<start + wanted.count]) == wanted
+            let all = Self.lines(block)
+            let source = all.contains("import WebImageCompat") ? compat : compiled
+            let wanted = all.filter { $0 != "import WebImage" && $0 != "import WebImageCompat" }
+            let found = source.indices.contains { start in
+                start + wanted.count <= source.count && Array(source[start..<start + wanted.count]) == wanted
             }
-            #expect(found, "a block of \(document) is not in Snippets.swift:\n\(block)")
+            #expect(found, "a block of \(document) is not in \(source == compat ? "CompatSnippets" : "Snippets").swift:\n\(block)")
         }
     }
 }

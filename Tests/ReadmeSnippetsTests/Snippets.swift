@@ -45,15 +45,6 @@ func loadWithProgress(_ manager: ImageManager) async throws {
     // task.cancel() stops it; awaiting `response` then throws `cancelled` (2002)
 }
 
-// README block 3
-func loadWithCallbacks(_ manager: ImageManager) {
-    let operation = manager.loadImage(with: catURL, options: [.retryFailed, .progressiveLoad],
-                                      progress: { received, expected in print(received, expected) }) { result in
-        if result.isFinished, let image = result.image { show(image) }
-    }
-    operation.cancel()   // the completion then runs once with `cancelled` (2002)
-}
-
 // README block 4
 func loadThumbnail(_ manager: ImageManager, on myQueue: DispatchQueue) async throws -> ImageResponse {
     var context = WebImageContext()
@@ -105,7 +96,7 @@ func warm(_ manager: ImageManager, _ urls: [URL]) async {
     prefetcher.maxConcurrentPrefetchCount = 4          // default 3, at low priority
     let result = await prefetcher.prefetch(urls) { finished, total in print("\(finished)/\(total)") }
     print(result.finishedCount, result.skippedCount)
-    // or: let token = prefetcher.prefetchURLs(urls, progress: nil) { finished, skipped in … }; token.cancel()
+    // or, with WebImageCompat: let token = prefetcher.prefetchURLs(urls, progress: nil) { finished, skipped in … }
 }
 
 // README block 9

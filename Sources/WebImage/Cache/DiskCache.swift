@@ -21,14 +21,14 @@ import Synchronization
 ///   blocks the cooperative pool. A miss is answered on the task when the kernel
 ///   remembers the name is absent; the first lookup of a name takes the pool.
 /// - **Changes** (writes, removals, trimming, access-date refreshes) run in order on the
-///   cache's own serial ``ioQueue``. ``flush()`` waits for every change queued before it.
+///   cache's own serial `ioQueue`. ``flush()`` waits for every change queued before it.
 ///
 /// Every operation comes as an `async` function and as a callback function; callbacks
-/// run on the thread that did the work (``ioQueue`` or a pool thread), so they must
+/// run on the thread that did the work (`ioQueue` or a pool thread), so they must
 /// hand long work elsewhere.
 ///
 /// Opening a cache does no I/O on the caller's thread. It queues one check on
-/// ``ioQueue``: unless this directory was swept under the same limits within the last
+/// `ioQueue`: unless this directory was swept under the same limits within the last
 /// hour (a marker file, `.swept-<age>-<size>`, records it for every process),
 /// ``removeExpiredData()`` runs, so a directory left over its limits by an earlier run
 /// is trimmed without being asked and without listing it on every open.
@@ -39,7 +39,7 @@ public final class DiskCache: Sendable {
     public let config: Config
     /// The serial queue on which every operation that changes this cache's files runs
     /// (reads run on ``Config/ioPool``; see ``data(forKey:)``).
-    public let ioQueue: DispatchQueue
+    package let ioQueue: DispatchQueue
 
     let path: String
     /// Bytes of entries as last counted, kept up to date by this cache's own writes and
@@ -91,7 +91,7 @@ public final class DiskCache: Sendable {
     /// kernel (no thread hop, nothing that waits for the disk); otherwise the blocking
     /// `open` + `read` runs on ``Config/ioPool`` while the task is suspended (a task
     /// cancelled before that read started gets `nil`). The access-date refresh and the
-    /// removal of an unreadable file are queued on ``ioQueue`` and not awaited
+    /// removal of an unreadable file are queued on `ioQueue` and not awaited
     /// (``flush()`` waits for them).
     public func data(forKey key: String) async -> Data? {
         if case .done(let data) = readDataWithoutBlocking(forKey: key) { return data }
@@ -105,42 +105,42 @@ public final class DiskCache: Sendable {
     }
 
     /// Stores `data` for `key` atomically, replacing any entry and its extended data.
-    /// Runs on ``ioQueue``.
+    /// Runs on `ioQueue`.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when the file cannot be written.
     public func store(_ data: Data, forKey key: String) async throws(WebImageError) {
         try await onIO { Result { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) } }.get()
     }
 
-    /// Removes `key`'s entry and its extended data from the main directory. Runs on ``ioQueue``.
+    /// Removes `key`'s entry and its extended data from the main directory. Runs on `ioQueue`.
     public func removeData(forKey key: String) async {
         await onIO { self.removeDataSync(forKey: key) }
     }
 
     /// Whether `key` has an entry in the main or an additional directory (does not
-    /// refresh the access date). Runs on ``ioQueue``.
+    /// refresh the access date). Runs on `ioQueue`.
     public func containsData(forKey key: String) async -> Bool {
         await onIO { self.containsDataSync(forKey: key) }
     }
 
-    /// Removes every entry of the main directory. Runs on ``ioQueue``.
+    /// Removes every entry of the main directory. Runs on `ioQueue`.
     public func removeAll() async {
         await onIO { self.removeAllSync() }
     }
 
     /// Removes entries older than ``Config/maxDiskAge``, then, when the rest exceed
     /// ``Config/maxDiskSize``, the least recently read until at most half of it remains.
-    /// Runs on ``ioQueue``.
+    /// Runs on `ioQueue`.
     public func removeExpiredData() async {
         await onIO { self.removeExpiredDataSync() }
     }
 
-    /// The exact bytes of all entries in the main directory (file sizes, counted now on ``ioQueue``).
+    /// The exact bytes of all entries in the main directory (file sizes, counted now on `ioQueue`).
     public func totalSize() async -> Int {
         await onIO { self.listEntriesSync().reduce(0) { $0 + $1.size } }
     }
 
-    /// The exact number of entries in the main directory (counted now on ``ioQueue``).
+    /// The exact number of entries in the main directory (counted now on `ioQueue`).
     public func totalCount() async -> Int {
         await onIO { self.listEntriesSync().count }
     }
@@ -152,7 +152,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Attaches `data` to `key`'s existing entry in the main directory, or removes the
-    /// extended data when `data` is `nil`. It is removed with its entry. Runs on ``ioQueue``.
+    /// extended data when `data` is `nil`. It is removed with its entry. Runs on `ioQueue`.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when there is no such entry or the
     ///   data cannot be written.

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 extension ImageCache {
@@ -64,9 +63,6 @@ extension ImageCache {
         /// Where disk hits are decoded and images stored without data are encoded.
         /// Default ``WebImageCodecs/DecodeQueue/shared``.
         public var decodeQueue: DecodeQueue = .shared
-        /// Where the callback forms' completions run; `nil`, the default, is a serial
-        /// queue of the cache.
-        public var callbackQueue: DispatchQueue?
 
         /// 15 % of the physical memory, at most 768 MiB: what Nuke's `ImageCache` takes
         /// on Apple platforms (SDWebImage leaves it unbounded and relies on memory

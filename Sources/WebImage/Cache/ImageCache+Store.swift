@@ -28,17 +28,18 @@ extension ImageCache {
         store(image, data: data, extendedData: extendedData, forKey: key, cacheType: cacheType, completion: nil)
     }
 
-    /// The memory part now, then the disk part in the background; `completion` (on
-    /// ``callbackQueue``) hears how the disk part went, and without one a failure is
-    /// logged. The background store and the callback forms
-    /// (`ImageCache+Callbacks.swift`) share it.
-    func store(
+    /// The memory part now, then the disk part in the background; `completion` hears how
+    /// the disk part went, on the thread that did it (the disk cache's I/O queue,
+    /// ``Config/decodeQueue`` when the encode failed, the calling thread when there is
+    /// nothing to write), and without one a failure is logged.
+    /// The background store and WebImageCompat's callback forms share it.
+    package func store(
         _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType,
         completion: (@Sendable (Result<Void, WebImageError>) -> Void)?
     ) {
-        let report: @Sendable (Result<Void, WebImageError>) -> Void = { [callbackQueue] result in
+        let report: @Sendable (Result<Void, WebImageError>) -> Void = { result in
             if let completion {
-                callbackQueue.async { completion(result) }
+                completion(result)
             } else if case .failure(let error) = result {
                 Self.logger.error("Storing \(key.redactedURLForLog) in the disk cache failed: \(error)")
             }

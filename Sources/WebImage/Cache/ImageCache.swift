@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 
@@ -18,10 +17,8 @@ import Logging
 /// Thread-safe. Where the work runs: memory lookups on the calling thread; disk reads on
 /// the calling task when the kernel has the file cached, else on ``Config/ioPool``
 /// (see ``DiskCache/data(forKey:)``); disk writes on the disk cache's serial I/O queue;
-/// decoding and encoding on ``Config/decodeQueue``. The callback forms (it adopts
-/// ``ImageCachingCallbacks``; see the `Callbacks` folder) run their completions on the
-/// query context's callback queue, else on ``callbackQueue`` (``Config/callbackQueue``,
-/// by default a serial queue of the cache).
+/// decoding and encoding on ``Config/decodeQueue``. SDWebImage's callback forms, with
+/// completions on a `DispatchQueue`, are WebImageCompat's (`ImageCachingCallbacks`).
 public final class ImageCache: ImageCaching {
     /// The shared cache: namespace `"default"` in the default directory.
     public static let shared = ImageCache(namespace: "default")
@@ -32,9 +29,6 @@ public final class ImageCache: ImageCaching {
     public let memoryCache: MemoryCache<String, DecodedImage>
     /// The encoded data.
     public let diskCache: DiskCache
-    /// Where the callback forms (``ImageCachingCallbacks``) deliver when a query's
-    /// context names no queue.
-    public let callbackQueue: DispatchQueue
     /// Stores whose disk part is not done yet, for ``flush()``.
     let pendingStores = PendingWork()
     static let logger = Logger(label: "WebImage.ImageCache")
@@ -46,7 +40,6 @@ public final class ImageCache: ImageCaching {
         memoryCache = MemoryCache(totalCostLimit: config.maxMemoryCost, countLimit: config.maxMemoryCount,
                                   entryCostLimit: config.maxMemoryEntryCost)
         diskCache = DiskCache(directory: Self.diskDirectory(namespace: namespace, directory: directory), config: config.diskConfig)
-        callbackQueue = config.callbackQueue ?? DispatchQueue(label: "WebImage.ImageCache(\(namespace)).callbacks")
     }
 
     /// The directory of the disk cache of `ImageCache(namespace:directory:)`:

@@ -5,9 +5,9 @@
 /// The list order is the priority: the first member is the highest. (SDWebImage gives
 /// the *last* cache the highest priority; here the list reads in the order it is asked.)
 extension ImageCachesManager {
-    /// How ``ImageCachesManager/queryImage(forKey:options:context:completion:)`` asks its
-    /// members. ``imageFromMemory(forKey:)``, ``diskData(forKey:completion:)`` and
-    /// ``extendedData(forKey:completion:)`` ask the same members, one at a time.
+    /// How ``ImageCachesManager/queryImage(forKey:options:context:)`` asks its
+    /// members. ``imageFromMemory(forKey:)``, ``diskData(forKey:)`` and
+    /// ``extendedData(forKey:)`` ask the same members, one at a time.
     public enum QueryPolicy: Sendable, Hashable {
         /// One member at a time, in order; the first hit wins and later members are not
         /// asked. The default.
@@ -21,9 +21,9 @@ extension ImageCachesManager {
         case lowestOnly
     }
 
-    /// Which members ``ImageCachesManager/store(_:data:forKey:cacheType:completion:)``,
-    /// ``ImageCachesManager/removeImage(forKey:cacheType:completion:)`` and
-    /// ``ImageCachesManager/clear(cacheType:completion:)`` reach. They run on all of them
+    /// Which members ``ImageCachesManager/store(_:data:forKey:cacheType:)``,
+    /// ``ImageCachesManager/removeImage(forKey:cacheType:)`` and
+    /// ``ImageCachesManager/clear(cacheType:)`` reach. They run on all of them
     /// at once.
     public enum OperationPolicy: Sendable, Hashable {
         /// Every member. The default.

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -26,9 +25,8 @@ import Synchronization
 ///
 /// Thread-safe: the members and policies can be changed at any time and apply to the
 /// operations started afterwards. Operations run on the calling task; a policy that asks
-/// several members at once runs each member's operation in a child task. The callback
-/// forms (it adopts ``ImageCachingCallbacks``) deliver on the context's callback queue
-/// (for queries) or ``callbackQueue``. It does not answer
+/// several members at once runs each member's operation in a child task. SDWebImage's
+/// callback forms are WebImageCompat's (`ImageCachingCallbacks`). It does not answer
 /// ``ImageCaching/queryImageSynchronously(forKey:options:context:)``: a blocking query
 /// of the chain answers from memory.
 public final class ImageCachesManager: ImageCaching {
@@ -44,19 +42,9 @@ public final class ImageCachesManager: ImageCaching {
     // Member caches are user code: every method copies what it needs out of the lock
     // before calling any of them.
     private let state: Mutex<State>
-    /// Where the callback forms (``ImageCachingCallbacks``) deliver when a query's
-    /// context names no queue, and for every other operation.
-    public let callbackQueue: DispatchQueue
-
-    /// A chain of `caches`, asked in that order.
-    ///
-    /// - Parameters:
-    ///   - caches: the caches, asked in this order; none by default.
-    ///   - callbackQueue: where completions run (a query's context can name
-    ///     another); `nil`, the default, creates a serial queue for this manager.
-    public init(caches: [any ImageCaching] = [], callbackQueue: DispatchQueue? = nil) {
+    /// A chain of `caches` (none by default), asked in that order.
+    public init(caches: [any ImageCaching] = []) {
         state = Mutex(State(caches: caches))
-        self.callbackQueue = callbackQueue ?? DispatchQueue(label: "WebImage.ImageCachesManager.callbacks")
     }
 
     // MARK: Members and policies

@@ -14,8 +14,8 @@ import Foundation
 ///
 /// The protocol takes no queue and no completion handler: the callback forms
 /// (`queryImage(forKey:options:context:completion:)` and the others, delivered on a
-/// `DispatchQueue`) belong to ``ImageCachingCallbacks``, an adapter over these
-/// requirements in the `Callbacks` folder. The one thing that adapter cannot build from
+/// `DispatchQueue`) belong to ``WebImageCompat/ImageCachingCallbacks``, an adapter over these
+/// requirements in the WebImageCompat target. The one thing that adapter cannot build from
 /// `async` requirements, SDWebImage's blocking query (``WebImageOptions/queryDiskDataSync``),
 /// is the synchronous requirement ``queryImageSynchronously(forKey:options:context:)``,
 /// which a cache that cannot answer without suspending leaves at its default, `nil`.

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Settings of an ``ImageDownloader``, fixed when it is created.
@@ -118,16 +117,13 @@ public struct DownloaderConfig: Sendable {
     /// A negative value becomes 0 (only empty bodies pass); there is no upper bound.
     public var maxResponseBytes = 100 * 1024 * 1024 { didSet { maxResponseBytes = max(0, maxResponseBytes) } }
 
-    // MARK: Decoding and callbacks
+    // MARK: Decoding
 
     /// The coders used when a request's context names none. Default ``WebImageCodecs/ImageCodersManager/shared``.
     public var coders: any ImageCoder = ImageCodersManager.shared
     /// Where final and partial decodes run (never on a network thread), and where coders
     /// are asked whether they decode incrementally. Default ``WebImageCodecs/DecodeQueue/shared``.
     public var decodeQueue: DecodeQueue = .shared
-    /// The queue callbacks run on when a request's context names none; `nil`, the
-    /// default, gives each downloader its own serial queue.
-    public var callbackQueue: DispatchQueue?
 
     /// The defaults listed on each property.
     public init() {}

@@ -4,7 +4,8 @@ import Foundation
 extension ImageDownloader {
     /// The request to send: default headers, credentials, validators, cookies, then the
     /// request modifier, which may veto it. Runs on the thread that calls
-    /// ``requestImage(with:options:context:progress:completed:)``, before the request is
+    /// ``loadImage(with:options:context:observer:)`` (or WebImageCompat's
+    /// `requestImage(with:options:context:progress:completed:)`), before the request is
     /// queued: what the modifier returns is part of the coalescing key.
     func makeRequest(
         url: URL, options: WebImageOptions, context: WebImageContext

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -32,9 +31,9 @@ import Synchronization
 /// - **Queueing**: at most ``DownloaderConfig/maxConcurrentDownloads`` transfers run; the
 ///   rest start by priority (changeable while queued, ``ImageLoadToken/priority``), then in
 ///   ``DownloaderConfig/executionOrder``.
-/// - **Callbacks**: it adopts ``ImageLoaderCallbacks``; its callback form queues the
-///   request before it returns and delivers on the context's callback queue, else on
-///   ``callbackQueue`` (see `ImageDownloader+Callbacks.swift`).
+/// - **Callbacks**: none here. WebImageCompat adds SDWebImage's callback form
+///   (`requestImage(with:options:context:progress:completed:)`), which queues the request
+///   before it returns and delivers on a `DispatchQueue` of its own.
 /// - **Lifecycle**: call ``shutdown()`` when done (or use ``withDownloader(config:isolation:_:)``);
 ///   a downloader that started a transfer and is released without it asserts in debug builds;
 ///   ``shared`` lives for the whole process and ignores it.
@@ -44,11 +43,6 @@ public final class ImageDownloader: ImageLoader {
 
     /// The configuration this downloader was created with.
     public let config: DownloaderConfig
-    /// Where the callback form (``ImageLoaderCallbacks``) delivers when a request's
-    /// context names none: ``DownloaderConfig/callbackQueue``, else a serial queue of this
-    /// downloader.
-    public let callbackQueue: DispatchQueue
-
     let scheduler: Mutex<DownloadScheduler>
     let clients: DownloadClients
     let cookieJar = CookieJar()
@@ -68,7 +62,6 @@ public final class ImageDownloader: ImageLoader {
         self.isShared = isShared
         clients = DownloadClients(config: config)
         scheduler = Mutex(DownloadScheduler(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder))
-        callbackQueue = config.callbackQueue ?? DispatchQueue(label: "WebImage.ImageDownloader.callbacks")
     }
 
     deinit {
@@ -217,6 +210,25 @@ public final class ImageDownloader: ImageLoader {
             : .decode(context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
         return Prepared(url: url, request: request, key: Self.coalescingKey(for: request, options: options),
                         decodeKey: decodeKey, options: options, context: context)
+    }
+
+    /// Prepares `url` and joins its transfer before returning, with `completion` called
+    /// exactly once (from the delivery, or at once on this thread when the request is
+    /// refused) in place of a resumed task: WebImageCompat's callback form, which queues
+    /// the request in the order its callers asked.
+    package func join(
+        _ url: URL?, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
+        completion: @escaping @Sendable (Result<ImageLoadResponse, WebImageError>) -> Void
+    ) {
+        let prepared: Prepared
+        do throws(WebImageError) {
+            guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
+            prepared = try prepare(url, options: options, context: context)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        _ = join(prepared, observer: observer, completion: .call(completion))
     }
 
     /// Adds a caller to the transfer for its request (starting one when needed) and wires

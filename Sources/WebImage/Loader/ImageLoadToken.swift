@@ -4,7 +4,7 @@ import Synchronization
 /// One caller's handle on a load: cancel it and only this caller stops; change its
 /// priority and the loader's queue reorders.
 ///
-/// The callback form (``ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``)
+/// The callback form (``WebImageCompat/ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``)
 /// returns one per call, even when several callers share one transfer. The `async` form
 /// takes one in its ``ImageLoadObserver`` when the caller wants to steer the load from
 /// outside its task. Cancelling delivers ``WebImageCodecs/WebImageError/Code/cancelled`` to this caller at

@@ -16,8 +16,8 @@ public typealias ImageLoaderProgress = @Sendable (_ receivedBytes: Int, _ expect
 /// The load requirement is `async`: ``loadImage(with:options:context:observer:)``. The
 /// protocol takes no queue and no completion handler; the callback form
 /// (`requestImage(with:options:context:progress:completed:)`, delivered on a
-/// `DispatchQueue`) belongs to ``ImageLoaderCallbacks``, an adapter over this requirement
-/// in the `Callbacks` folder.
+/// `DispatchQueue`) belongs to ``WebImageCompat/ImageLoaderCallbacks``, an adapter over this
+/// requirement in the WebImageCompat target.
 public protocol ImageLoader: AnyObject, Sendable {
     /// Whether this loader handles `url` (normally by its scheme).
     func canRequestImage(for url: URL?) -> Bool
@@ -74,7 +74,7 @@ extension ImageLoader {
     }
 
     /// Loads `url` and returns the final response; partial images and progress are not
-    /// reported (``ImageLoaderCallbacks`` adds a form with progress on a queue).
+    /// reported (``WebImageCompat/ImageLoaderCallbacks`` adds a form with progress on a queue).
     /// Cancelling the calling task cancels this caller's load, which then throws
     /// ``WebImageCodecs/WebImageError/Code/cancelled``; a `nil` or unhandled URL throws
     /// ``WebImageCodecs/WebImageError/Code/invalidURL``.

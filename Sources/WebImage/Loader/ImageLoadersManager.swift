@@ -9,8 +9,8 @@ import Synchronization
 /// ``allowedSchemes`` says which built-in schemes are handed to a loader: http, https and
 /// data by default; `file:` only when switched on
 /// (`ImageLoadersManager.shared.allowedSchemes.insert(.file)`), since URLs from untrusted
-/// input must not read local files. Thread-safe. Its callback form (it adopts
-/// ``ImageLoaderCallbacks``) hands each request to the member's own.
+/// input must not read local files. Thread-safe. Its callback form (WebImageCompat's
+/// ``WebImageCompat/ImageLoaderCallbacks``) hands each request to the member's own.
 public final class ImageLoadersManager: ImageLoader {
     /// The shared manager with the built-in loaders.
     public static let shared = ImageLoadersManager(
@@ -78,7 +78,7 @@ public final class ImageLoadersManager: ImageLoader {
     }
 
     /// Why `url` has no loader: ``WebImageCodecs/WebImageError/Code/invalidURL`` with the reason.
-    func refusal(of url: URL?) -> WebImageError {
+    package func refusal(of url: URL?) -> WebImageError {
         let text = url?.redactedForLog ?? ""
         if text.isEmpty { return WebImageError(.invalidURL, "The URL is empty") }
         if isSwitchedOff(url) { return WebImageError(.invalidURL, "\(url?.scheme ?? "This") URLs are switched off: \(text)") }

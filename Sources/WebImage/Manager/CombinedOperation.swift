@@ -1,6 +1,7 @@
 import Foundation
 
-/// One load started with the callback form of ``ImageManager`` (SDWebImage's
+/// One load started by the view layer (``WebImageTarget/setImage(with:placeholder:options:context:manager:progress:completed:)``)
+/// or WebImageCompat's callback form of ``ImageManager`` (SDWebImage's
 /// `SDWebImageCombinedOperation`): a thin handle over the load's ``ImageTask`` and the
 /// delivery of its results on the load's callback queue.
 ///

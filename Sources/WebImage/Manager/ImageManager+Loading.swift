@@ -1,7 +1,8 @@
 import Foundation
 
-/// The ways into the pipeline: `async`, ``ImageTask``, a stream; the callback form is in
-/// `ImageManager+Callbacks.swift`. All of them run ``run(_:)`` for an ``ImageTask``.
+/// The ways into the pipeline: `async`, ``ImageTask``, a stream; the operation adapter of the
+/// view layer and of WebImageCompat's callback form is in `ImageManager+Operation.swift`.
+/// All of them run ``run(_:)`` for an ``ImageTask``.
 extension ImageManager {
     /// Loads `url` and returns the image: from memory, from disk, or downloaded and decoded.
     ///

@@ -5,18 +5,15 @@ import Synchronization
 
 /// Loads images through a cache and a loader: SDWebImage's `SDWebImageManager`.
 ///
-/// One pipeline with three ways in: `async` (``loadImage(with:options:context:)``,
-/// ``imageTask(with:options:context:)``, ``loadImageStream(with:options:context:)``) and
-/// the callback form returning a ``CombinedOperation``, which is an adapter over the same
-/// ``ImageTask``:
+/// One pipeline with three ways in, all `async` (``loadImage(with:options:context:)``,
+/// ``imageTask(with:options:context:)``, ``loadImageStream(with:options:context:)``); the
+/// view layer (``WebImageTarget``) and WebImageCompat's callback form (SDWebImage's
+/// `loadImage(with:options:context:progress:completed:)`, returning a ``CombinedOperation``)
+/// are adapters over the same ``ImageTask``:
 ///
 /// ```swift
 /// let manager = ImageManager(cache: ImageCache(namespace: "app"), loader: ImageLoadersManager.shared)
 /// let response = try await manager.loadImage(with: url)
-/// let operation = manager.loadImage(with: url, options: [.retryFailed]) { result in
-///     if let image = result.image { show(image) }
-/// }
-/// operation.cancel()
 /// ```
 ///
 /// The stages, `async` functions read top to bottom in `ImageManager+Pipeline.swift`:
@@ -34,10 +31,10 @@ import Synchronization
 ///   their decodes); disk writes on the disk cache's I/O queue, in the background unless
 ///   ``WebImageOptions/waitStoreCache``. A cache miss pays one hop to the network, one to
 ///   the decode queue and one back. The manager's one queue of its own, ``callbackQueue``,
-///   only delivers the callback form's results; its bookkeeping (settings, running loads,
+///   only delivers the view layer's and the callback form's results; its bookkeeping (settings, running loads,
 ///   failed URLs) is behind `Mutex`es held only to read or change it, never while any of
 ///   this runs.
-/// - **Delivery**: the callback form's results and progress run on the load's
+/// - **Delivery**: the view layer's and the callback form's results and progress run on the load's
 ///   ``WebImageContext/callbackQueue``, by default ``callbackQueue``, a serial queue of this
 ///   manager. Only ``WebImageOptions/queryMemorySync`` (and ``WebImageOptions/queryDiskDataSync``,
 ///   which also reads and decodes the disk on the calling thread) completes before
@@ -62,7 +59,8 @@ public final class ImageManager: Sendable {
     public let imageCache: any ImageCaching
     /// The loader loads download with, unless their context names another.
     public let imageLoader: any ImageLoader
-    /// The serial queue the callback form's results run on when a load's context names none.
+    /// The serial queue the view layer's and WebImageCompat's callback form's results run
+    /// on when a load's context names none.
     public let callbackQueue: DispatchQueue
     /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
     /// originals run. Default ``WebImageCodecs/DecodeQueue/shared``.

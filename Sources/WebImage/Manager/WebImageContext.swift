@@ -35,11 +35,13 @@ public struct WebImageContext: Sendable {
 
     // MARK: Delivery
 
-    /// The queue every callback of the load runs on. It should be serial so results
-    /// arrive in order. `nil`, the default, is the serial callback queue of whoever
-    /// delivers: the manager's, or for the callback form of a loader
-    /// (``ImageLoaderCallbacks``) or a cache query (``ImageCachingCallbacks``) that
-    /// loader's or cache's. The `async` forms of every layer ignore it.
+    /// The queue every callback of the load runs on: SDWebImage's `callbackQueue` context
+    /// option. It should be serial so results arrive in order. `nil`, the default, is the
+    /// serial callback queue of whoever delivers: the manager's for the view layer and the
+    /// manager's callback form, or for WebImageCompat's callback form of a loader
+    /// (``WebImageCompat/ImageLoaderCallbacks``) or a cache query
+    /// (``WebImageCompat/ImageCachingCallbacks``) the loaders' or the caches' shared queue.
+    /// The `async` forms of every layer ignore it.
     public var callbackQueue: DispatchQueue?
 
     // MARK: Components

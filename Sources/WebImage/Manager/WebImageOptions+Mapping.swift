@@ -44,7 +44,7 @@ extension WebImageOptions {
     var isConditional: Bool { !isDisjoint(with: [.useHTTPCache, .ignoreCachedResponse]) }
 
     /// The queueing priority ``lowPriority`` / ``highPriority`` ask for (high wins).
-    var loadPriority: ImageLoadPriority {
+    package var loadPriority: ImageLoadPriority {
         if contains(.highPriority) { return .high }
         if contains(.lowPriority) { return .low }
         return .normal

@@ -38,7 +38,7 @@ public enum WebImageMetrics {
         public static let refusedSources = "webimage_refused_sources_total"
     }
 
-    static let memoryHits = Counter(label: Name.cacheHits, dimensions: [("layer", "memory")])
+    package static let memoryHits = Counter(label: Name.cacheHits, dimensions: [("layer", "memory")])
     static let diskHits = Counter(label: Name.cacheHits, dimensions: [("layer", "disk")])
     static let misses = Counter(label: Name.cacheMisses)
     static let downloadBytes = Counter(label: Name.downloadBytes)

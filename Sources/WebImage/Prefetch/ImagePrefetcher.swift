@@ -6,26 +6,25 @@ import Synchronization
 ///
 /// ```swift
 /// let result = await ImagePrefetcher.shared.prefetch(urls)
-/// let token = ImagePrefetcher.shared.prefetchURLs(moreURLs, progress: nil) { finished, skipped in
-///     print("\(finished - skipped) cached")
-/// }
+/// print("\(result.finishedCount - result.skippedCount) cached")
 /// ```
 ///
 /// Each call gets its own ``PrefetchToken`` with its own counts; several run at once
 /// without mixing them. Each runs at most ``maxConcurrentPrefetchCount`` loads at a time
 /// through ``manager`` with ``options`` (default ``WebImageOptions/lowPriority``) and
 /// ``context``. ``prefetch(_:progress:)`` runs on the calling task (its loads in tasks of
-/// their own); ``prefetchURLs(_:progress:completed:)`` runs it in a new task. Progress and
-/// completion callbacks run on ``callbackQueue``, a serial queue of the prefetcher.
-/// Thread-safe.
+/// their own); WebImageCompat's `prefetchURLs(_:progress:completed:)` (SDWebImage's
+/// callback form) runs it in a new task. Progress and completion callbacks run on a serial
+/// queue of the prefetcher, one report at a time. Thread-safe.
 public final class ImagePrefetcher: Sendable {
     /// The shared prefetcher, loading through ``ImageManager/shared``.
     public static let shared = ImagePrefetcher(manager: .shared)
 
     /// The manager the loads run through.
     public let manager: ImageManager
-    /// Where progress and completion callbacks run.
-    public let callbackQueue = DispatchQueue(label: "WebImage.ImagePrefetcher.callbacks")
+    /// Where progress and completion callbacks run: serial, so progress reports come in
+    /// counting order.
+    package let callbackQueue = DispatchQueue(label: "WebImage.ImagePrefetcher.callbacks")
 
     private struct Settings {
         var maxConcurrentPrefetchCount = 3
@@ -62,9 +61,9 @@ public final class ImagePrefetcher: Sendable {
     /// Whether any prefetch has not completed yet.
     public var isPrefetching: Bool { tokens.withLock { !$0.isEmpty } }
 
-    /// Loads `urls` into the cache and returns how it went. `progress` runs on
-    /// ``callbackQueue`` after each URL with (finished, total). Cancelling the task
-    /// cancels the prefetch, which then returns with the skipped count.
+    /// Loads `urls` into the cache and returns how it went. `progress` runs on the
+    /// prefetcher's serial callback queue after each URL with (finished, total).
+    /// Cancelling the task cancels the prefetch, which then returns with the skipped count.
     public func prefetch(_ urls: [URL], progress: PrefetchToken.Progress? = nil) async -> PrefetchResult {
         let token = PrefetchToken(urls: urls)
         return await withTaskCancellationHandler {
@@ -74,28 +73,6 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// Starts loading `urls` into the cache in a new task.
-    ///
-    /// `progress` runs after each URL with (finished, total); `completed` runs once with
-    /// (finished, skipped) when all are done with, at once (on ``callbackQueue``) for an
-    /// empty list. Both run on ``callbackQueue``.
-    @discardableResult
-    public func prefetchURLs(
-        _ urls: [URL], progress: PrefetchToken.Progress? = nil, completed: PrefetchToken.Completion? = nil
-    ) -> PrefetchToken {
-        let token = PrefetchToken(urls: urls)
-        guard !urls.isEmpty else {
-            _ = token.end()
-            callbackQueue.async { completed?(0, 0) }
-            return token
-        }
-        Task {
-            let result = await perform(token, progress: progress)
-            callbackQueue.async { completed?(result.finishedCount, result.skippedCount) }
-        }
-        return token
-    }
-
     /// Cancels every prefetch of this prefetcher; each completes with its skipped count.
     public func cancelPrefetching() {
         for token in tokens.withLock({ Array($0.values) }) { token.cancel() }
@@ -103,7 +80,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// Runs one prefetch: at most ``maxConcurrentPrefetchCount`` loads at once, a new one
     /// as each ends, none after a cancel.
-    private func perform(_ token: PrefetchToken, progress: PrefetchToken.Progress?) async -> PrefetchResult {
+    package func perform(_ token: PrefetchToken, progress: PrefetchToken.Progress?) async -> PrefetchResult {
         let id = ObjectIdentifier(token)
         tokens.withLock { $0[id] = token }
         defer { tokens.withLock { _ = $0.removeValue(forKey: id) } }

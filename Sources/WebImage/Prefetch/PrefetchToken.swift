@@ -1,18 +1,15 @@
 import Foundation
 import Synchronization
 
-/// One ``ImagePrefetcher/prefetchURLs(_:progress:completed:)`` call: its own counts, its
-/// own loads, its own cancel button.
+/// One prefetch (``ImagePrefetcher/prefetch(_:progress:)``, or WebImageCompat's
+/// `prefetchURLs(_:progress:completed:)`, which returns it): its own counts, its own loads,
+/// its own cancel button.
 ///
-/// The completion runs exactly once, when every URL is done with: loaded, failed, or
-/// (after ``cancel()``) given up. Thread-safe.
+/// It finishes exactly once, when every URL is done with: loaded, failed, or (after
+/// ``cancel()``) given up. Thread-safe.
 public final class PrefetchToken: Sendable {
     /// Reports `finished` of `total` URLs done with. Runs on the prefetcher's queue.
     public typealias Progress = @Sendable (_ finished: Int, _ total: Int) -> Void
-    /// Reports `finished` URLs done with (always all of them) and `skipped`: how many of
-    /// them did not end in the cache (failed, cancelled or never started). Runs on the
-    /// prefetcher's queue.
-    public typealias Completion = @Sendable (_ finished: Int, _ skipped: Int) -> Void
 
     /// The URLs of this prefetch, in order.
     public let urls: [URL]
@@ -26,7 +23,7 @@ public final class PrefetchToken: Sendable {
     }
     private let state = Mutex(State())
 
-    init(urls: [URL]) {
+    package init(urls: [URL]) {
         self.urls = urls
     }
 
@@ -34,7 +31,7 @@ public final class PrefetchToken: Sendable {
     public var finishedCount: Int { state.withLock { $0.finished } }
     /// URLs done with that did not end in the cache so far.
     public var skippedCount: Int { state.withLock { $0.skipped } }
-    /// Whether the completion has run (or is scheduled).
+    /// Whether the prefetch finished (its completion, if any, has run or is scheduled).
     public var isFinished: Bool { state.withLock { $0.isFinished } }
 
     /// Stops this prefetch: running loads are cancelled, unstarted URLs are skipped, and
@@ -74,7 +71,7 @@ public final class PrefetchToken: Sendable {
     }
 
     /// Counts the URLs never started as skipped and marks the prefetch finished.
-    func end() -> PrefetchResult {
+    package func end() -> PrefetchResult {
         state.withLock { s in
             let unstarted = urls.count - s.finished
             s.finished += unstarted

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImageCache: queries", .timeLimit(.minutes(2)))
 struct ImageCacheQueryTests {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImageCache: store and helpers", .timeLimit(.minutes(2)))
 struct ImageCacheStoreTests {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImageCachesManager: store, remove, clear, contains and data policies", .timeLimit(.minutes(1)))
 struct ImageCachesManagerPolicyTests {
@@ -123,13 +124,13 @@ struct ImageCachesManagerPolicyTests {
         #expect(throws: WebImageError.self) { try none.get() }
     }
 
-    @Test("members can be added, removed and replaced; completions run on the manager's queue")
+    @Test("members can be added, removed and replaced; completions run on the caches' shared callback queue")
     func membersAndQueue() async throws {
         let f = try CacheChainFixture()
-        let queue = DispatchQueue(label: "test.chain.queue")
+        let queue = ImageCachingCallbackQueue.shared
         let specific = DispatchSpecificKey<Int>()
         queue.setSpecific(key: specific, value: 1)
-        let chain = ImageCachesManager(callbackQueue: queue)
+        let chain = ImageCachesManager()
         chain.addCache(f.members[0])
         chain.addCache(f.members[1])
         chain.removeCache(f.members[0])

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImageCachesManager: queries", .timeLimit(.minutes(1)))
 struct ImageCachesManagerQueryTests {

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 /// Three real ``ImageCache`` members, each in its own directory, chained in order.
 final class CacheChainFixture: Sendable {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("Blocking I/O stays off the cooperative pool", .timeLimit(.minutes(1)))
 struct BlockingIOPoolTests {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// A cache that cannot write (a directory that is not one, a full disk) makes stores

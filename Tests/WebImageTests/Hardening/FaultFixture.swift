@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// The real pipeline for fault tests: a loopback ``TestOrigin``, an ``ImageDownloader``

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// Many loads at once through one manager: random URLs, options, thumbnail sizes and

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// No coder runs under a library lock: a coder that calls back into the downloader while

@@ -3,6 +3,7 @@ import NIOPosix
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImageDownloader decoding", .timeLimit(.minutes(1)))
 struct ImageDownloaderDecodingTests {

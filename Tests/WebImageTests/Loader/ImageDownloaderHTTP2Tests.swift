@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// HTTP/2: over TLS the downloader takes `h2` when the origin offers it by ALPN, and

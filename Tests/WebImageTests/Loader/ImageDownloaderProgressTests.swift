@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImageDownloader progress, progressive images and events", .timeLimit(.minutes(1)))
 struct ImageDownloaderProgressTests {

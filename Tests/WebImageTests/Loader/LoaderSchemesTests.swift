@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// `ImageLoadersManager.allowedSchemes`: each built-in scheme can be switched off, and a

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("file: and data: loaders, ImageLoadersManager", .timeLimit(.minutes(1)))
 struct LocalImageLoaderTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 /// Credentials in URLs and headers never reach error messages or log text.
 @Suite("Credential redaction", .timeLimit(.minutes(1)))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImageManager: cancelling", .timeLimit(.minutes(1)))
 struct ImageManagerCancelTests {

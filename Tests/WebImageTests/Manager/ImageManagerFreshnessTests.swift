@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// ``HTTPCachePolicy/respectHeaders`` against a real origin: its request counters show

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// `lazyAnimatedImage` through the real manager, downloader and caches, over a loopback

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 @Suite("ImageManager: download, cache hits, delivery", .timeLimit(.minutes(1)))

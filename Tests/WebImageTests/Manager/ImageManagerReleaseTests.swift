@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// Nothing keeps a load's operation alive once its last result was delivered and the

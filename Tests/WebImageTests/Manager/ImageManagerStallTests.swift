@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// User code that stalls (a custom cache that never answers, a coder stuck in a call)

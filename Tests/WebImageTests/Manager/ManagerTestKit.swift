@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// A manager wired to real parts: a loopback ``TestOrigin``, a new ``ImageDownloader``

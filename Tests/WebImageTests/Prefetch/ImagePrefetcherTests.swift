@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 @Suite("ImagePrefetcher", .timeLimit(.minutes(1)))
 struct ImagePrefetcherTests {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 /// Records what one caller of an ``ImageLoader`` receives, and lets a test await the

@@ -1,8 +1,9 @@
 import Dispatch
 import Synchronization
+import WebImage
 
 /// A running cache query of the callback form
-/// (``ImageCachingCallbacks/queryImage(forKey:options:context:completion:)``): cancel it, or let
+/// (``WebImageCompat/ImageCachingCallbacks/queryImage(forKey:options:context:completion:)``): cancel it, or let
 /// it deliver its one result.
 ///
 /// The completion runs exactly once: with the result, or with

@@ -1,9 +1,10 @@
 import Foundation
+import WebImage
 
 extension ImageDownloader: ImageLoaderCallbacks {
     /// The callback form, joining the transfer before it returns (so callers queue in
     /// the order they asked); callbacks run on the context's callback queue, else
-    /// ``callbackQueue``. See ``ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``.
+    /// ``callbackQueue``. See ``WebImageCompat/ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``.
     @discardableResult
     public func requestImage(
         with url: URL?, options: WebImageOptions, context: WebImageContext,
@@ -11,18 +12,10 @@ extension ImageDownloader: ImageLoaderCallbacks {
     ) -> ImageLoadToken {
         let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
         let token = ImageLoadToken(url: url, priority: options.loadPriority)
-        let prepared: Prepared
-        do throws(WebImageError) {
-            guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
-            prepared = try prepare(url, options: options, context: context)
-        } catch {
-            gate.finish { completed(.failure(error)) }
-            return token
-        }
         var observer = ImageLoadObserver(token: token)
         if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
         observer.partialImage = { response in gate.send { completed(.success(response)) } }
-        _ = join(prepared, observer: observer, completion: .call { result in gate.finish { completed(result) } })
+        join(url, options: options, context: context, observer: observer) { result in gate.finish { completed(result) } }
         return token
     }
 }

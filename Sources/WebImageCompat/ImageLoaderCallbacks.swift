@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import WebImage
 
 /// Receives partial images (`isFinished == false`) and then exactly one final result:
 /// a response with `isFinished == true` or an error. Runs on the request's callback queue.
@@ -7,7 +8,7 @@ public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadRe
 
 /// A loader with the callback form: SDWebImage's `requestImage(with:options:context:progress:completed:)`
 /// and a progress closure delivered on a `DispatchQueue`, adapted over the `async`
-/// requirement of ``ImageLoader``.
+/// requirement of ``WebImage/ImageLoader``.
 ///
 /// ```swift
 /// let token = ImageDownloader.shared.requestImage(with: url, options: [.progressiveLoad],
@@ -17,26 +18,28 @@ public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadRe
 /// token.cancel()   // this caller only
 /// ```
 ///
-/// Why a refinement and not more requirements on ``ImageLoader``: the core seam stays
+/// Why a refinement and not more requirements on ``WebImage/ImageLoader``: the core seam stays
 /// free of queues and completion handlers, so a custom loader implements the `async`
 /// load only; adopting this protocol (usually with no code at all) adds the callback
-/// form. ``ImageDownloader`` and ``ImageLoadersManager`` adopt it, and
-/// ``FileImageLoader`` and ``DataURLImageLoader`` too.
+/// form. ``WebImage/ImageDownloader`` and ``WebImage/ImageLoadersManager`` adopt it, and
+/// ``WebImage/FileImageLoader`` and ``WebImage/DataURLImageLoader`` too.
 ///
-/// Where the callbacks run: on the request's ``WebImageContext/callbackQueue``, else
+/// Where the callbacks run: on the request's ``WebImage/WebImageContext/callbackQueue``, else
 /// on ``callbackQueue``, never on the calling thread.
 public protocol ImageLoaderCallbacks: ImageLoader {
     /// The queue the callback form delivers on when a request's context names none.
-    /// The default is one serial queue shared by the loaders that name none;
-    /// ``ImageDownloader`` uses ``DownloaderConfig/callbackQueue``.
+    /// The default, ``WebImage/ImageDownloader`` and ``WebImage/ImageLoadersManager``
+    /// included, is one serial queue shared by every loader that names none (SDWebImage's
+    /// default is the main queue, which a Linux process need not be running); a conformer
+    /// may return its own.
     var callbackQueue: DispatchQueue { get }
 
     /// Starts loading `url` with callbacks and returns this caller's token. The default
-    /// is an adapter that runs ``ImageLoader/loadImage(with:options:context:observer:)``
+    /// is an adapter that runs ``WebImage/ImageLoader/loadImage(with:options:context:observer:)``
     /// in a task; a loader with a queue of its own implements it to queue the request
-    /// before returning (``ImageDownloader`` does).
+    /// before returning (``WebImage/ImageDownloader`` does).
     ///
-    /// Every callback runs on ``WebImageContext/callbackQueue``, else on
+    /// Every callback runs on ``WebImage/WebImageContext/callbackQueue``, else on
     /// ``callbackQueue``, never on the calling thread: `progress`, then any partial images
     /// (`isFinished == false`) and exactly one final result. Cancelling the token delivers
     /// ``WebImageCodecs/WebImageError/Code/cancelled`` at once; nothing follows the final result.
@@ -128,7 +131,7 @@ extension ImageLoader {
     }
 }
 
-/// ``LoaderCallbacks/sharedQueue``: the default ``ImageLoaderCallbacks/callbackQueue``.
+/// ``LoaderCallbacks/sharedQueue``: the default ``WebImageCompat/ImageLoaderCallbacks/callbackQueue``.
 enum LoaderCallbacks {
     static let sharedQueue = DispatchQueue(label: "WebImage.ImageLoader.callbacks")
 }

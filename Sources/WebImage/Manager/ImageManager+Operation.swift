@@ -1,44 +1,15 @@
 import Foundation
 
-/// The callback form: SDWebImage's `loadImage(with:options:context:progress:completed:)`
-/// as an adapter over the pipeline. It starts the load's ``ImageTask`` and delivers its
-/// results on the callback queue; SDWebImage's synchronous answers
+/// The operation adapter behind the view layer (``WebImageTarget``) and WebImageCompat's
+/// callback form of ``ImageManager``: it starts the load's ``ImageTask`` and delivers its
+/// results on the load's callback queue. SDWebImage's synchronous answers
 /// (``WebImageOptions/queryMemorySync``, ``WebImageOptions/queryDiskDataSync``) live here
 /// and nowhere else.
 extension ImageManager {
-    /// Loads `url`: from the caches, else from the loader; transforms and stores it.
-    ///
-    /// `completed` runs on the context's callback queue (default ``callbackQueue``) with
-    /// any partial images (``WebImageOptions/progressiveLoad``, `isFinished == false`),
-    /// then the final result or error. With ``WebImageOptions/refreshCached`` a cached
-    /// image may be followed by a second, refreshed one. `progress` gets bytes received
-    /// and expected, on the same queue.
-    ///
-    /// Synchronous answers, on the calling thread before this returns: a memory hit with
-    /// ``WebImageOptions/queryMemorySync``; with ``WebImageOptions/queryDiskDataSync`` also a
-    /// disk hit, read and decoded on the calling thread, when the cache answers
-    /// ``ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``ImageCache``
-    /// does; other caches give a memory hit only). Both
-    /// only when the hit may be used as it is (not under ``HTTPCachePolicy/respectHeaders``).
-    ///
-    /// - Returns: the operation; cancelling it delivers ``WebImageCodecs/WebImageError/Code/cancelled`` once.
-    @discardableResult
-    public func loadImage(
-        with url: URL?,
-        options: WebImageOptions = [],
-        context: WebImageContext = WebImageContext(),
-        progress: ImageLoaderProgress? = nil,
-        completed: @escaping @Sendable (ImageLoadResult) -> Void
-    ) -> CombinedOperation {
-        startOperation(with: url, options: options, context: context, progress: progress) { result, _ in
-            if let result { completed(result) }
-        }
-    }
-
     /// The adapter behind the callback form and the view layer; `handler` also learns
     /// which result is the last (a `nil` result with `isLast` ends the load without a
     /// further result: a refresh that found the image unchanged).
-    func startOperation(
+    package func startOperation(
         with url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
         handler: @escaping @Sendable (_ result: ImageLoadResult?, _ isLast: Bool) -> Void
     ) -> CombinedOperation {

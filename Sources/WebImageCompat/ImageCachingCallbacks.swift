@@ -1,41 +1,43 @@
 import Dispatch
 import Foundation
+import WebImage
 
 /// A cache with the callback forms: completion handlers on a `DispatchQueue`, for code
 /// that is not `async` (SDWebImage style), adapted over the `async` requirements of
-/// ``ImageCaching``.
+/// ``WebImage/ImageCaching``.
 ///
-/// Why a refinement and not more requirements on ``ImageCaching``: the core seam stays
+/// Why a refinement and not more requirements on ``WebImage/ImageCaching``: the core seam stays
 /// free of queues and completion handlers, so a custom cache implements the `async`
 /// requirements only; adopting this protocol (usually with no code at all) adds every
-/// callback form. ``ImageCache`` and ``ImageCachesManager`` adopt it.
+/// callback form. ``WebImage/ImageCache`` and ``WebImage/ImageCachesManager`` adopt it.
 ///
 /// Where the callbacks run: a query's completion runs on its context's
-/// ``WebImageContext/callbackQueue``, else on ``callbackQueue``; every other completion
-/// on ``callbackQueue``. The `async` work itself runs in a task, where the `async` form
-/// runs it.
+/// ``WebImage/WebImageContext/callbackQueue`` (SDWebImage's `callbackQueue` context option),
+/// else on ``callbackQueue``; every other completion on ``callbackQueue``. The `async` work
+/// itself runs in a task, where the `async` form runs it.
 public protocol ImageCachingCallbacks: ImageCaching {
     /// Where the callback forms deliver when a query's context names no queue. The
-    /// default is one serial queue shared by every cache that names none;
-    /// ``ImageCache`` uses ``ImageCache/Config/callbackQueue`` and
-    /// ``ImageCachesManager`` the queue given to its initializer.
+    /// default, ``WebImage/ImageCache`` and ``WebImage/ImageCachesManager`` included, is one
+    /// serial queue shared by every cache that names none (SDWebImage's default is the
+    /// main queue, which a Linux process need not be running); a conformer may return
+    /// its own.
     var callbackQueue: DispatchQueue { get }
 }
 
 extension ImageCachingCallbacks {
-    /// ``ImageCaching/queryImage(forKey:options:context:)`` with a completion, returning the operation
+    /// ``WebImage/ImageCaching/queryImage(forKey:options:context:)`` with a completion, returning the operation
     /// that cancels it.
     ///
     /// The completion runs exactly once: with the result, or with
     /// ``WebImageCodecs/WebImageError/Code/cancelled`` when the operation is cancelled first. It runs on
     /// the caller's thread, before this returns, only when asked:
-    /// - ``WebImageOptions/queryMemorySync``: a memory hit (and a miss with
-    ///   ``WebImageOptions/queryMemoryOnly``), answered by ``ImageCaching/imageFromMemory(forKey:)``;
-    /// - ``WebImageOptions/queryDiskDataSync`` (and ``WebImageOptions/queryMemoryDataSync``
-    ///   with ``WebImageOptions/queryMemoryData``): the whole query, disk read and decode
+    /// - ``WebImage/WebImageOptions/queryMemorySync``: a memory hit (and a miss with
+    ///   ``WebImage/WebImageOptions/queryMemoryOnly``), answered by ``WebImage/ImageCaching/imageFromMemory(forKey:)``;
+    /// - ``WebImage/WebImageOptions/queryDiskDataSync`` (and ``WebImage/WebImageOptions/queryMemoryDataSync``
+    ///   with ``WebImage/WebImageOptions/queryMemoryData``): the whole query, disk read and decode
     ///   included, blocking the calling thread, when the cache answers
-    ///   ``ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``ImageCache``
-    ///   does); otherwise a memory hit as with ``WebImageOptions/queryMemorySync``.
+    ///   ``WebImage/ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``WebImage/ImageCache``
+    ///   does); otherwise a memory hit as with ``WebImage/WebImageOptions/queryMemorySync``.
     @discardableResult
     public func queryImage(
         forKey key: String, options: WebImageOptions = [], context: WebImageContext = .init(),
@@ -76,17 +78,17 @@ extension ImageCachingCallbacks {
         return options.contains(.queryMemoryOnly) ? .miss : nil
     }
 
-    /// ``ImageCaching/diskData(forKey:)`` with a completion on the cache's callback queue.
+    /// ``WebImage/ImageCaching/diskData(forKey:)`` with a completion on the cache's callback queue.
     public func diskData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
         deliver(completion) { await diskData(forKey: key) }
     }
 
-    /// ``ImageCaching/extendedData(forKey:)`` with a completion on the cache's callback queue.
+    /// ``WebImage/ImageCaching/extendedData(forKey:)`` with a completion on the cache's callback queue.
     public func extendedData(forKey key: String, completion: @escaping @Sendable (Data?) -> Void) {
         deliver(completion) { await extendedData(forKey: key) }
     }
 
-    /// ``ImageCaching/setExtendedData(_:forKey:)`` with a completion on the cache's callback queue.
+    /// ``WebImage/ImageCaching/setExtendedData(_:forKey:)`` with a completion on the cache's callback queue.
     public func setExtendedData(
         _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
     ) {
@@ -100,9 +102,9 @@ extension ImageCachingCallbacks {
         }
     }
 
-    /// ``ImageCaching/store(_:data:forKey:cacheType:)`` with a completion on the cache's callback queue
+    /// ``WebImage/ImageCaching/store(_:data:forKey:cacheType:)`` with a completion on the cache's callback queue
     /// once the disk part is done. Without a completion it is
-    /// ``ImageCaching/storeInBackground(_:data:extendedData:forKey:cacheType:)``: the memory part is
+    /// ``WebImage/ImageCaching/storeInBackground(_:data:extendedData:forKey:cacheType:)``: the memory part is
     /// done when this returns and failures are logged.
     public func store(
         _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType,
@@ -122,19 +124,19 @@ extension ImageCachingCallbacks {
         }
     }
 
-    /// ``ImageCaching/removeImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
+    /// ``WebImage/ImageCaching/removeImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
     public func removeImage(forKey key: String, cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
         deliver(completion.map { done in { _ in done() } }) { await removeImage(forKey: key, cacheType: cacheType) }
     }
 
-    /// ``ImageCaching/containsImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
+    /// ``WebImage/ImageCaching/containsImage(forKey:cacheType:)`` with a completion on the cache's callback queue.
     public func containsImage(
         forKey key: String, cacheType: ImageCacheType, completion: @escaping @Sendable (ImageCacheType) -> Void
     ) {
         deliver(completion) { await containsImage(forKey: key, cacheType: cacheType) }
     }
 
-    /// ``ImageCaching/clear(cacheType:)`` with a completion on the cache's callback queue.
+    /// ``WebImage/ImageCaching/clear(cacheType:)`` with a completion on the cache's callback queue.
     public func clear(cacheType: ImageCacheType, completion: (@Sendable () -> Void)?) {
         deliver(completion.map { done in { _ in done() } }) { await clear(cacheType: cacheType) }
     }

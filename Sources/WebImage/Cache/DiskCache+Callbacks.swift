@@ -1,8 +1,10 @@
 import Foundation
 
-/// The callback forms of ``DiskCache``'s operations, for code that is not `async`.
+/// The callback forms of ``DiskCache``'s operations, for code that is not `async`; the
+/// caches' own background writes and removals use them (with no completion), so they stay
+/// beside the `async` forms rather than in WebImageCompat.
 /// Completions run on the thread that did the work: a thread of ``DiskCache/Config/ioPool``
-/// for reads, ``DiskCache/ioQueue`` for everything else.
+/// for reads, the cache's serial I/O queue (`ioQueue`) for everything else.
 extension DiskCache {
     /// ``data(forKey:)`` with a completion: on the calling thread for a hit the kernel
     /// has cached (see ``data(forKey:)``), otherwise on a thread of ``Config/ioPool``.
@@ -19,7 +21,7 @@ extension DiskCache {
         if !config.ioPool.submit({ completion(self.extendedDataSync(forKey: key)) }) { completion(nil) }
     }
 
-    /// ``setExtendedData(_:forKey:)`` with a completion on ``ioQueue``.
+    /// ``setExtendedData(_:forKey:)`` with a completion on `ioQueue`.
     public func setExtendedData(
         _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
     ) {
@@ -28,7 +30,7 @@ extension DiskCache {
         }
     }
 
-    /// ``store(_:forKey:)`` with a completion on ``ioQueue``.
+    /// ``store(_:forKey:)`` with a completion on `ioQueue`.
     public func store(
         _ data: Data, forKey key: String,
         completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
@@ -39,7 +41,7 @@ extension DiskCache {
         }
     }
 
-    /// ``removeData(forKey:)`` with a completion on ``ioQueue``.
+    /// ``removeData(forKey:)`` with a completion on `ioQueue`.
     public func removeData(forKey key: String, completion: (@Sendable () -> Void)? = nil) {
         ioQueue.async {
             self.removeDataSync(forKey: key)
@@ -47,12 +49,12 @@ extension DiskCache {
         }
     }
 
-    /// ``containsData(forKey:)`` with a completion on ``ioQueue``.
+    /// ``containsData(forKey:)`` with a completion on `ioQueue`.
     public func containsData(forKey key: String, completion: @escaping @Sendable (Bool) -> Void) {
         ioQueue.async { completion(self.containsDataSync(forKey: key)) }
     }
 
-    /// ``removeAll()`` with a completion on ``ioQueue``.
+    /// ``removeAll()`` with a completion on `ioQueue`.
     public func removeAll(completion: (@Sendable () -> Void)? = nil) {
         ioQueue.async {
             self.removeAllSync()
@@ -60,7 +62,7 @@ extension DiskCache {
         }
     }
 
-    /// ``removeExpiredData()`` with a completion on ``ioQueue``.
+    /// ``removeExpiredData()`` with a completion on `ioQueue`.
     public func removeExpiredData(completion: (@Sendable () -> Void)? = nil) {
         ioQueue.async {
             self.removeExpiredDataSync()

@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
+import WebImage
 
 extension ImageLoadersManager: ImageLoaderCallbacks {
     /// Hands the callback form to the loader that handles `url`, so a loader with a queue
-    /// of its own (``ImageDownloader``) queues the request before this returns; with none,
+    /// of its own (``WebImage/ImageDownloader``) queues the request before this returns; with none,
     /// fails with ``WebImageCodecs/WebImageError/Code/invalidURL`` on the context's callback queue, else
-    /// on ``ImageLoaderCallbacks/callbackQueue``.
+    /// on ``WebImageCompat/ImageLoaderCallbacks/callbackQueue``.
     ///
-    /// A member that does not adopt ``ImageLoaderCallbacks`` gets the default adapter
+    /// A member that does not adopt ``WebImageCompat/ImageLoaderCallbacks`` gets the default adapter
     /// (its `async` load in a task, delivered on the same queues). Telling the two apart is
     /// the one cast of the adapter layer: the members are core loaders, and only the
     /// callback form has anything to gain from a member's own implementation.
