@@ -15,7 +15,7 @@
 // (wi_jpeg_scaled_huffman.c); elsewhere one or two coefficients come per lookup, and
 // values no IDCT reads land in a dump slot. The IDCTs are libjpeg's arithmetic
 // (wi_jpeg_scaled_idct.c), so the planes are libjpeg's. On 6 and 12 MP 4:2:0 photos
-// this decodes at 1/8 in ~0.72-0.79 of libjpeg-turbo's CPU time, at 1/4 in ~1.05-1.09×
+// this decodes at 1/8 in ~0.70-0.75 of libjpeg-turbo's CPU time, at 1/4 in ~1.03-1.15×
 // (libjpeg-turbo's Huffman decoder is faster than the one-or-two-coefficient lookups
 // here, which every coefficient a 2×2 or 4×4 IDCT reads still needs);
 // wi_jpeg_decoder_output.c uses it where it pays. The set: this file (the block walk), wi_jpeg_scaled_reader.c (bits, markers,
