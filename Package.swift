@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "WebImageCompat", "WebImageCodecs", "WebImageTestOrigin",
+                "WebImage", "WebImageCompat", "WebImageCodecs", "WebImageTestOrigin", "WebImageTestSupport",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -190,7 +190,11 @@ let package = Package(
             ]
         ),
         // The callback adapters: which queue each form delivers on, the blocking query, queueing order.
-        .testTarget(name: "WebImageCompatTests", dependencies: ["WebImageCompat", "WebImage", "WebImageCodecs", "WebImageTestOrigin"]),
+        .testTarget(
+            name: "WebImageCompatTests",
+            dependencies: ["WebImageCompat", "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageTestSupport"]),
+        // Helpers both library test targets use (one copy).
+        .target(name: "WebImageTestSupport", dependencies: ["WebImage", "WebImageCodecs"], path: "Tests/WebImageTestSupport"),
         // The `webimage` tool's internals, unit-tested (`@testable import webimage`); the
         // tool's commands are tested end to end in WebImageTests.
         .testTarget(name: "WebImageCLITests", dependencies: ["webimage"]),
