@@ -112,9 +112,7 @@ extension ImageLoader {
             gate.finish { completed(.failure(WebImageError(.invalidURL, "The image URL is nil"))) }
             return token
         }
-        var observer = ImageLoadObserver(token: token)
-        if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
-        observer.partialImage = { response in gate.send { completed(.success(response)) } }
+        let observer = ImageLoadObserver.callbacks(token: token, gate: gate, progress: progress, completed: completed)
         let task = Task {
             do throws(WebImageError) {
                 let response = try await loadImage(with: url, options: options, context: context, observer: observer)
@@ -138,3 +136,16 @@ enum LoaderCallbacks {
 
 extension FileImageLoader: ImageLoaderCallbacks {}
 extension DataURLImageLoader: ImageLoaderCallbacks {}
+
+extension ImageLoadObserver {
+    /// The observer of a callback-form request: progress and partial images reach
+    /// `progress` and `completed` through `gate` (so never after the final result).
+    static func callbacks(
+        token: ImageLoadToken, gate: CallbackGate, progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
+    ) -> ImageLoadObserver {
+        var observer = ImageLoadObserver(token: token)
+        if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
+        observer.partialImage = { response in gate.send { completed(.success(response)) } }
+        return observer
+    }
+}
