@@ -19,7 +19,7 @@ import Foundation
 /// ```swift
 /// var context = WebImageContext()
 /// context.thumbnailPixelSize = PixelSize(width: 200, height: 200)
-/// context.imageTransformer = ImageResizingTransformer(size: .init(width: 100, height: 100), mode: .aspectFill)
+/// context.imageTransformer = ImageTransform.resize(to: .init(width: 100, height: 100), mode: .aspectFill)
 /// manager.loadImage(with: url, context: context) { result in … }
 /// ```
 public struct WebImageContext: Sendable {

@@ -5,6 +5,7 @@ import Testing
 @testable import WebImageCodecs
 @testable import WebImageCompat
 import WebImageTestOrigin
+import WebImageCompat
 
 /// `lazyAnimatedImage` through the real manager, downloader and caches, over a loopback
 /// origin: the result holds the poster and an ``AnimatedImage`` whose frames equal the
