@@ -2,8 +2,8 @@
 import PackageDescription
 
 // The targets are the layers of DESIGN.md: a lower one cannot import a higher one.
-//   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … View, Metrics) → WebImageServer → webimage
-//   WebImage → WebImageCompat (SDWebImage's completion-handler API and its callback queues)
+//   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … Prefetch, Metrics) → WebImageServer → webimage
+//   WebImage → WebImageCompat (SDWebImage's completion-handler API, its callback queues, transformer types and view layer)
 // WebImageTestOrigin is the loopback HTTP origin of the tests and of `webimage demo`.
 let package = Package(
     name: "WebImage",

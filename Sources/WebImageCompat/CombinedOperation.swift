@@ -1,8 +1,9 @@
 import Foundation
+import WebImage
 
 /// One load started by the view layer (``WebImageTarget/setImage(with:placeholder:options:context:manager:progress:completed:)``)
-/// or WebImageCompat's callback form of ``ImageManager`` (SDWebImage's
-/// `SDWebImageCombinedOperation`): a thin handle over the load's ``ImageTask`` and the
+/// or the callback form of ``WebImage/ImageManager`` (SDWebImage's
+/// `SDWebImageCombinedOperation`): a thin handle over the load's ``WebImage/ImageTask`` and the
 /// delivery of its results on the load's callback queue.
 ///
 /// ``cancel()`` stops whichever part is running (the cache query, the download, the
@@ -14,6 +15,11 @@ public final class CombinedOperation: Sendable {
     public let url: URL?
     /// The load, or `nil` when it was answered before `loadImage` returned.
     let task: ImageTask?
+
+    /// The operation of the load `started` (``WebImage/ImageManager``'s operation adapter).
+    convenience init(_ started: ImageManager.StartedOperation) {
+        self.init(url: started.url, task: started.task)
+    }
 
     init(url: URL?, task: ImageTask?) {
         self.url = url
