@@ -200,7 +200,11 @@ let package = Package(
         .testTarget(name: "WebImageCLITests", dependencies: ["webimage"]),
         .testTarget(name: "ParquetTests", dependencies: ["Parquet"]),
         // The README's examples, compiled; its test checks that none is missing.
-        .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage", "WebImageCompat"]),
+        // MemberImportVisibility: a snippet sees only the members of what its own file imports,
+        // so a README example that needs `import WebImageCompat` fails to compile without it
+        // (Swift otherwise lets one file's import lend extension members to the whole target).
+        .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage", "WebImageCompat"],
+                    swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
     ],
     swiftLanguageModes: [.v6]
 )
