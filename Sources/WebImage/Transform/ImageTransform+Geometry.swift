@@ -5,14 +5,14 @@ extension ImageTransform {
     /// ``WebImageCodecs/PixelBuffer/resampled(width:height:filter:)``'s default filter,
     /// ``WebImageCodecs/ResamplingFilter/lanczos3`` (libvips' thumbnail filter, colour
     /// weighted by alpha). `nil` for a non-positive size or one above
-    /// ``ImageTransformers/maxOutputPixelCount``.
+    /// ``ImageTransform/maxOutputPixelCount``.
     ///
     /// Key: `ImageResizingTransformer(size:WxH,mode:MODE)`.
     public static func resize(to size: PixelSize, mode: ResizeMode = .fill) -> ImageTransform {
         let key = TransformerKey.make("ImageResizingTransformer", ["size": size.description, "mode": mode.rawValue])
         return ImageTransform(key: key) { image, _ in
             guard image.width > 0, image.height > 0,
-                  ImageTransformers.isAllowedOutput(width: size.width, height: size.height) else { return nil }
+                  ImageTransform.isAllowedOutput(width: size.width, height: size.height) else { return nil }
             let w = Double(image.width), h = Double(image.height)
             let tw = Double(size.width), th = Double(size.height)
             switch mode {
@@ -58,7 +58,7 @@ extension ImageTransform {
 
     /// Grows the canvas by insets of `color` (transparent by default; negative insets
     /// count as 0): padding, and imgproxy's `extend`, `extend_aspect_ratio` and `padding`.
-    /// `nil` when the canvas exceeds ``ImageTransformers/maxOutputPixelCount``.
+    /// `nil` when the canvas exceeds ``ImageTransform/maxOutputPixelCount``.
     ///
     /// Key: `ImageExtendingTransformer(insets:T.R.B.L,color:rrggbbaa)`.
     public static func extend(
@@ -71,7 +71,7 @@ extension ImageTransform {
         return ImageTransform(key: key) { image, _ in
             let (w, o1) = image.width.addingReportingOverflow(left + right)
             let (h, o2) = image.height.addingReportingOverflow(top + bottom)
-            guard !o1, !o2, ImageTransformers.isAllowedOutput(width: w, height: h) else { return nil }
+            guard !o1, !o2, ImageTransform.isAllowedOutput(width: w, height: h) else { return nil }
             return image.mapFrames { $0.extended(top: top, right: right, bottom: bottom, left: left, color: color) }
         }
     }
@@ -100,7 +100,7 @@ extension ImageTransform {
     /// transparent; edges are anti-aliased by bilinear sampling; multiples of 90° that
     /// keep the whole image move pixels exactly. With `fitSize` (the default) the canvas
     /// grows to the rotated bounding box, else it keeps its size and the corners are cut.
-    /// `nil` for a non-finite angle or a canvas above ``ImageTransformers/maxOutputPixelCount``.
+    /// `nil` for a non-finite angle or a canvas above ``ImageTransform/maxOutputPixelCount``.
     ///
     /// Key: `ImageRotationTransformer(angle:DEGREES,fitSize:BOOL)`.
     public static func rotate(degrees angle: Double, fitSize: Bool = true) -> ImageTransform {
@@ -114,7 +114,7 @@ extension ImageTransform {
             } else {
                 canvas = PixelSize(width: image.width, height: image.height)
             }
-            guard ImageTransformers.isAllowedOutput(width: canvas.width, height: canvas.height) else { return nil }
+            guard ImageTransform.isAllowedOutput(width: canvas.width, height: canvas.height) else { return nil }
             return image.mapFrames { $0.rotated(degrees: angle, canvas: canvas) }
         }
     }

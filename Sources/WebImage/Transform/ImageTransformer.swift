@@ -22,7 +22,7 @@
 /// ## Animated images
 /// ``transform(_:forKey:)`` transforms every frame. Whether an animated image is
 /// transformed at all is the caller's decision (SDWebImage's `transformAnimatedImage`);
-/// ``ImageTransformers/apply(_:to:forKey:transformAnimatedImage:)`` applies that rule.
+/// ``ImageTransform/apply(_:to:forKey:transformAnimatedImage:)`` applies that rule.
 ///
 /// Sizes and positions are in pixels; the image's `scale`, `format`, `orientation`,
 /// frame durations and loop count are kept.
@@ -35,7 +35,7 @@ public protocol ImageTransformer: Sendable {
 
     /// Returns the transformed image, or `nil` when the transform cannot apply (for
     /// example a crop outside the image, or an output larger than
-    /// ``ImageTransformers/maxOutputPixelCount``).
+    /// ``ImageTransform/maxOutputPixelCount``).
     ///
     /// - Parameters:
     ///   - image: The image to transform; every frame is transformed.
