@@ -91,19 +91,17 @@ public final class ImageManager: Sendable {
         cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
         decodeQueue: DecodeQueue = .shared, failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
     ) {
-        self.init(cache: cache, loader: loader, callbackQueue: nil, decodeQueue: decodeQueue,
+        self.init(cache: cache, loader: loader, decodeQueue: decodeQueue,
                   failedURLs: FailedURLSet(policy: failedURLPolicy))
     }
 
-    /// Creates a manager with its own block list (tests pass one with their clock) and
-    /// default callback queue (`nil`: a serial queue of its own).
-    init(cache: any ImageCaching, loader: any ImageLoader, callbackQueue: DispatchQueue?, decodeQueue: DecodeQueue = .shared,
-         failedURLs: FailedURLSet) {
+    /// Creates a manager with its own block list (tests pass one with their clock).
+    init(cache: any ImageCaching, loader: any ImageLoader, decodeQueue: DecodeQueue = .shared, failedURLs: FailedURLSet) {
         imageCache = cache
         imageLoader = loader
         self.failedURLs = failedURLs
         self.decodeQueue = decodeQueue
-        self.callbackQueue = callbackQueue ?? DispatchQueue(label: "WebImage.ImageManager.callbacks")
+        callbackQueue = DispatchQueue(label: "WebImage.ImageManager.callbacks")
     }
 
     // MARK: Settings
