@@ -17,13 +17,9 @@ public final class CombinedOperation: Sendable {
     let task: ImageTask?
 
     /// The operation of the load `started` (``WebImage/ImageManager``'s operation adapter).
-    convenience init(_ started: ImageManager.StartedOperation) {
-        self.init(url: started.url, task: started.task)
-    }
-
-    init(url: URL?, task: ImageTask?) {
-        self.url = url
-        self.task = task
+    init(_ started: ImageManager.StartedOperation) {
+        url = started.url
+        task = started.task
     }
 
     /// The load's priority. A change while the download is queued reorders the
