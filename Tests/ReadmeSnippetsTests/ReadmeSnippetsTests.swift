@@ -59,7 +59,12 @@ struct ReadmeSnippetsTests {
         for (document, block) in blocks {
             let all = Self.lines(block)
             let source = all.contains("import WebImageCompat") ? compat : compiled
-            let wanted = all.filter { $0 != "import WebImage" && $0 != "import WebImageCompat" }
+            // A block's imports are its file's: each at the top of the file, the rest in one piece.
+            let imports = all.filter { $0.hasPrefix("import ") }
+            for line in imports where line != "import WebImage" && line != "import WebImageCompat" {
+                #expect(source.contains(line), "\(document) has a block that needs `\(line)`, which its file lacks")
+            }
+            let wanted = all.filter { !$0.hasPrefix("import ") }
             let found = source.indices.contains { start in
                 start + wanted.count <= source.count && Array(source[start..<start + wanted.count]) == wanted
             }

@@ -68,17 +68,6 @@ func makeManager() -> ImageManager {
     return ImageManager(cache: cache, loader: ImageLoadersManager.shared)
 }
 
-// README block 6
-func makeChainedManager() -> ImageManager {
-    let local = ImageCache(namespace: "local")
-    var sharedConfig = ImageCache.Config()
-    sharedConfig.shouldCacheImagesInMemory = false
-    let shared = ImageCache(namespace: "shared", directory: URL(fileURLWithPath: "/srv/image-cache"), config: sharedConfig)
-    let chain = ImageCachesManager(caches: [local, shared])   // asked in this order; the first hit wins
-    chain.promotesHits = true                                  // a hit in `shared` is copied into `local`
-    return ImageManager(cache: chain, loader: ImageLoadersManager.shared)
-}
-
 // README block 7
 func runJob(urls: [URL]) async throws {
     let cache = ImageCache(namespace: "job")

@@ -3,7 +3,7 @@ import Foundation
 /// The seam between the image manager and a cache: query, store, remove, contains,
 /// clear, the disk data and the extended data (HTTP validators) of an entry, and flush.
 ///
-/// ``ImageCache`` is the implementation and ``ImageCachesManager`` chains several;
+/// ``ImageCache`` is the implementation and WebImageCompat's `ImageCachesManager` chains several;
 /// special setups provide their own. The manager reaches its cache only through this
 /// protocol, so a custom cache gets every manager feature (refreshCached revalidation,
 /// HTTP freshness, queryMemoryData) by implementing it.

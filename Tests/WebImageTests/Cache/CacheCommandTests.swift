@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageTestSupport
 
 /// Runs the built `webimage` tool (`swift build --build-tests` builds it beside the tests).
 @Suite("webimage cache: the command-line contract", .timeLimit(.minutes(1)))

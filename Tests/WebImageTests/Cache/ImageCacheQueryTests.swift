@@ -5,6 +5,7 @@ import Testing
 @testable import WebImage
 @testable import WebImageCodecs
 @testable import WebImageCompat
+import WebImageTestSupport
 
 @Suite("ImageCache: queries", .timeLimit(.minutes(2)))
 struct ImageCacheQueryTests {

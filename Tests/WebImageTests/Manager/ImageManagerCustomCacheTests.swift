@@ -4,6 +4,7 @@ import Testing
 @testable import WebImageCodecs
 @testable import WebImageCompat
 import WebImageTestOrigin
+import WebImageTestSupport
 
 /// The manager reaches its cache only through `ImageCaching`: a cache of another type
 /// (here `CountingCache`, a wrapper that is not an `ImageCache`) gets the features that

@@ -2,31 +2,32 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 import WebImageTestOrigin
 
 @Suite("ImageCachesManager: behind an ImageManager", .timeLimit(.minutes(1)))
 struct ImageCachesManagerLoadTests {
     @Test("a download is stored in every member; the next loads come from the chain without a request")
     func managerUsesChain() async throws {
+        let directory = try CacheChainFixture.makeDirectory()
         let origin = try await TestOrigin.start()
         var downloaderConfig = DownloaderConfig()
-        downloaderConfig.coders = ManagerTestKit.coders
+        downloaderConfig.coders = CompatFixture.coders
         downloaderConfig.downloadTimeout = 10
         let downloader = ImageDownloader(config: downloaderConfig)
         try await withCleanup {
-            let directory = try TemporaryDirectory()
             // A memory-only member in front of a disk-only one.
             let members = [(true, false), (false, true)].map { memory, disk in
                 var config = ImageCache.Config()
-                config.coders = ManagerTestKit.coders
+                config.coders = CompatFixture.coders
                 config.shouldCacheImagesInMemory = memory
                 config.shouldUseDisk = disk
-                return ImageCache(namespace: memory ? "memory" : "disk", directory: directory.url, config: config)
+                return ImageCache(namespace: memory ? "memory" : "disk", directory: directory, config: config)
             }
             let chain = ImageCachesManager(caches: members)
             chain.promotesHits = true
             let manager = ImageManager(cache: chain, loader: downloader)
-            let png = ManagerTestKit.png()
+            let png = CompatFixture.png()
             origin.route("/a.png", TestOrigin.Response(body: Array(png), contentType: "image/png"))
             let url = origin.url("/a.png")
             let key = url.absoluteString
@@ -47,6 +48,7 @@ struct ImageCachesManagerLoadTests {
         } cleanup: {
             await downloader.shutdown()
             await origin.shutdown()
+            try? FileManager.default.removeItem(at: directory)
         }
     }
 }

@@ -1,3 +1,5 @@
+import WebImage
+
 /// The policies of an ``ImageCachesManager``: which members an operation reaches, and
 /// in what order. SDWebImage's `SDImageCachesManagerOperationPolicy`, split by operation
 /// so each lists only the cases that mean something for it.
@@ -37,9 +39,9 @@ extension ImageCachesManager {
     /// How ``ImageCachesManager/containsImage(forKey:cacheType:)`` asks its members.
     public enum ContainsPolicy: Sendable, Hashable {
         /// Every member at once; the answer is the first one other than
-        /// ``ImageCacheType/none`` in list order. The default.
+        /// ``WebImage/ImageCacheType/none`` in list order. The default.
         case all
-        /// One member at a time, in order, until one answers other than ``ImageCacheType/none``.
+        /// One member at a time, in order, until one answers other than ``WebImage/ImageCacheType/none``.
         case serial
         /// Only the first member.
         case highestOnly

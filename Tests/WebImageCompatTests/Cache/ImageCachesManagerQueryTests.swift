@@ -5,6 +5,7 @@ import Testing
 @testable import WebImage
 @testable import WebImageCodecs
 @testable import WebImageCompat
+import WebImageTestSupport
 
 @Suite("ImageCachesManager: queries", .timeLimit(.minutes(1)))
 struct ImageCachesManagerQueryTests {
@@ -112,8 +113,10 @@ struct ImageCachesManagerQueryTests {
         let queue = DispatchQueue(label: "test.chain.callbacks")
         let specific = DispatchSpecificKey<Int>()
         queue.setSpecific(key: specific, value: 1)
+        var context = WebImageContext()
+        context.callbackQueue = queue
         let onQueue = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Bool, any Error>) in
-            f.chain.queryImage(forKey: "third", context: WebImageContext.with { $0.callbackQueue = queue }) { result in
+            f.chain.queryImage(forKey: "third", context: context) { result in
                 c.resume(with: result.map { _ in DispatchQueue.getSpecific(key: specific) == 1 })
             }
         }
@@ -132,10 +135,12 @@ struct ImageCachesManagerQueryTests {
         f.chain.queryPolicy = policy
         let calls = Mutex<[Result<ImageCacheQueryResult, WebImageError>]>([])
         let queue = DispatchQueue(label: "test.chain.cancel")
-        let operation = f.chain.queryImage(forKey: "k", context: WebImageContext.with { $0.callbackQueue = queue }) { result in
+        var context = WebImageContext()
+        context.callbackQueue = queue
+        let operation = f.chain.queryImage(forKey: "k", context: context) { result in
             calls.withLock { $0.append(result) }
         }
-        #expect(await ManagerTestKit.eventually { held.queries == 1 })  // past the first member's miss
+        #expect(await CacheChainFixture.eventually { held.queries == 1 })  // past the first member's miss
         #expect(!operation.isFinished)
         operation.cancel()
         operation.cancel()

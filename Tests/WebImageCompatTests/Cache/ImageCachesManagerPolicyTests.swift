@@ -5,6 +5,7 @@ import Testing
 @testable import WebImage
 @testable import WebImageCodecs
 @testable import WebImageCompat
+import WebImageTestSupport
 
 @Suite("ImageCachesManager: store, remove, clear, contains and data policies", .timeLimit(.minutes(1)))
 struct ImageCachesManagerPolicyTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+import WebImage
 
-/// Several caches behind one ``ImageCaching``: SDWebImage's `SDImageCachesManager`.
+/// Several caches behind one ``WebImage/ImageCaching``: SDWebImage's `SDImageCachesManager`.
 ///
 /// The members are asked in list order, first is highest priority. Each kind of
 /// operation follows its policy: queries go ``QueryPolicy/serial`` by default (the first
@@ -25,9 +26,9 @@ import Synchronization
 ///
 /// Thread-safe: the members and policies can be changed at any time and apply to the
 /// operations started afterwards. Operations run on the calling task; a policy that asks
-/// several members at once runs each member's operation in a child task. SDWebImage's
-/// callback forms are WebImageCompat's (`ImageCachingCallbacks`). It does not answer
-/// ``ImageCaching/queryImageSynchronously(forKey:options:context:)``: a blocking query
+/// several members at once runs each member's operation in a child task. Its SDWebImage
+/// callback forms come from ``ImageCachingCallbacks``. It does not answer
+/// ``WebImage/ImageCaching/queryImageSynchronously(forKey:options:context:)``: a blocking query
 /// of the chain answers from memory.
 public final class ImageCachesManager: ImageCaching {
     private struct State {
@@ -102,9 +103,9 @@ public final class ImageCachesManager: ImageCaching {
     ///
     /// A hit with its encoded data is stored in the earlier members' memory and disk; a
     /// memory hit without data only in their memory, since re-encoding it would cost
-    /// more than the copy saves. A ``WebImageOptions/decodeFirstFrameOnly`` image is
+    /// more than the copy saves. A ``WebImage/WebImageOptions/decodeFirstFrameOnly`` image is
     /// not kept in memory (it would stand in for the whole animation), and a thumbnail
-    /// goes to memory under ``WebImageContext/memoryKey(forKey:)`` while the
+    /// goes to memory under ``WebImage/WebImageContext/memoryKey(forKey:)`` while the
     /// full-size data goes to disk under the key. The copy's memory part is done before
     /// the query's completion runs; its disk part finishes in the background (see ``flush()``).
     /// ``imageFromMemory(forKey:)`` never copies.
@@ -177,7 +178,7 @@ public final class ImageCachesManager: ImageCaching {
         }
     }
 
-    /// Returns when every member's ``ImageCaching/flush()`` returned, whatever the policies.
+    /// Returns when every member's ``WebImage/ImageCaching/flush()`` returned, whatever the policies.
     public func flush() async {
         _ = await Self.everyMember(caches) { member in await member.flush() }
     }

@@ -1,23 +1,25 @@
 import Foundation
-@testable import WebImage
-@testable import WebImageCodecs
+import WebImage
+import WebImageCodecs
 
 /// A test double for the coder seam: raw RGBA frames behind a magic header.
 ///
 /// The real JPEG/PNG/GIF/WebP coders live elsewhere; this one lets cache tests store,
 /// encode and decode without them. Layout: `RGBA-TEST`, one byte of format name length,
 /// the format name (what the image was "encoded as"), UInt32 width, height and frame
-/// count (big-endian), then each frame's pixels.
-struct RawRGBACoder: ImageCoder {
-    static let magic = Data("RGBA-TEST".utf8)
-    static let formats: [ImageFormat] = [.png, .jpeg, .gif, .webp, .apng]
+/// count (big-endian), then each frame's pixels. Shared by WebImageTests and WebImageCompatTests.
+public struct RawRGBACoder: ImageCoder {
+    public static let magic = Data("RGBA-TEST".utf8)
+    public static let formats: [ImageFormat] = [.png, .jpeg, .gif, .webp, .apng]
 
     /// A manager holding only this coder.
-    static func manager() -> ImageCodersManager { ImageCodersManager(coders: [RawRGBACoder()]) }
+    public static func manager() -> ImageCodersManager { ImageCodersManager(coders: [RawRGBACoder()]) }
 
-    func canDecode(_ data: Data) -> Bool { data.starts(with: Self.magic) }
+    public init() {}
 
-    func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
+    public func canDecode(_ data: Data) -> Bool { data.starts(with: Self.magic) }
+
+    public func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
         let bytes = [UInt8](data)
         var offset = Self.magic.count
         func take(_ n: Int) throws(WebImageError) -> ArraySlice<UInt8> {
@@ -49,9 +51,9 @@ struct RawRGBACoder: ImageCoder {
         return image
     }
 
-    func canEncode(to format: ImageFormat) -> Bool { Self.formats.contains(format) }
+    public func canEncode(to format: ImageFormat) -> Bool { Self.formats.contains(format) }
 
-    func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
+    public func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
         var out = Self.magic
         out.append(UInt8(format.rawValue.utf8.count))
         out.append(contentsOf: Array(format.rawValue.utf8))
@@ -64,7 +66,7 @@ struct RawRGBACoder: ImageCoder {
     }
 
     /// A `width`×`height` image of one colour, `frames` frames.
-    static func image(width: Int = 4, height: Int = 3, alpha: UInt8 = 255, frames: Int = 1,
+    public static func image(width: Int = 4, height: Int = 3, alpha: UInt8 = 255, frames: Int = 1,
                       format: ImageFormat = .png, seed: UInt8 = 0) -> DecodedImage {
         let frameList = (0..<frames).map { i -> ImageFrame in
             let pixels = PixelBuffer(width: width, height: height) { p in

@@ -1,9 +1,10 @@
 import Foundation
+import WebImage
 
 /// Queries and lookups through the chain: the first answer in member order wins.
 extension ImageCachesManager {
     /// Looks `key` up in the members the ``queryPolicy`` names; see
-    /// ``ImageCaching/queryImage(forKey:options:context:)``.
+    /// ``WebImage/ImageCaching/queryImage(forKey:options:context:)``.
     ///
     /// Each member gets the same options and context. The first hit in member order is
     /// the result (copied into the earlier members with ``promotesHits``, the memory part
@@ -89,7 +90,7 @@ extension ImageCachesManager {
     }
 
     /// Where `key` is cached in the members the ``containsPolicy`` names: the first
-    /// answer other than ``ImageCacheType/none`` in member order.
+    /// answer other than ``WebImage/ImageCacheType/none`` in member order.
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
         let current = snapshot
         let members = current.contains.members(of: current.caches)
