@@ -1,13 +1,6 @@
 import Foundation
 import WebImage
 
-extension PrefetchToken {
-    /// Reports `finished` URLs done with (always all of them) and `skipped`: how many of
-    /// them did not end in the cache (failed, cancelled or never started). Runs on the
-    /// prefetcher's serial callback queue.
-    public typealias Completion = @Sendable (_ finished: Int, _ skipped: Int) -> Void
-}
-
 /// The callback form of ``WebImage/ImagePrefetcher``: SDWebImagePrefetcher's
 /// `prefetchURLs(_:progress:completed:)`, over ``WebImage/ImagePrefetcher/prefetch(_:progress:)``.
 extension ImagePrefetcher {
@@ -22,12 +15,14 @@ extension ImagePrefetcher {
     ) -> PrefetchToken {
         let token = PrefetchToken(urls: urls)
         guard !urls.isEmpty else {
-            _ = token.end()
+            _ = token.run.end()
             callbackQueue.async { completed?(0, 0) }
             return token
         }
+        // SDWebImage's progress has no skipped count.
+        let report = progress.map { progress in { @Sendable (finished: Int, _: Int, total: Int) in progress(finished, total) } }
         Task {
-            let result = await perform(token, progress: progress)
+            let result = await perform(token.run, progress: report)
             callbackQueue.async { completed?(result.finishedCount, result.skippedCount) }
         }
         return token

@@ -54,7 +54,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         let valid = inputs.compactMap { text in URL(string: text).flatMap { $0.scheme == nil ? nil : $0 } }
         let bar = output.progressBar(total: valid.count, label: "prefetch")
         let start = ContinuousClock.now
-        let result = await prefetcher.prefetch(valid) { _, _ in bar.advance() }
+        let result = await prefetcher.prefetch(valid) { _, _, _ in bar.advance() }
         bar.finish()
         let elapsed = start.duration(to: .now).milliseconds
 

@@ -82,7 +82,9 @@ func runJob(urls: [URL]) async throws {
 func warm(_ manager: ImageManager, _ urls: [URL]) async {
     let prefetcher = ImagePrefetcher(manager: manager)
     prefetcher.maxConcurrentPrefetchCount = 4          // default 3, at low priority
-    let result = await prefetcher.prefetch(urls) { finished, total in print("\(finished)/\(total)") }
+    let result = await prefetcher.prefetch(urls) { finished, skipped, total in   // after each URL, in order
+        print("\(finished)/\(total), \(skipped) not cached")
+    }
     print(result.finishedCount, result.skippedCount)
     // or, with WebImageCompat: let token = prefetcher.prefetchURLs(urls, progress: nil) { finished, skipped in … }
 }

@@ -9,8 +9,7 @@ import Synchronization
 /// print("\(result.finishedCount - result.skippedCount) cached")
 /// ```
 ///
-/// Each call gets its own ``PrefetchToken`` with its own counts; several run at once
-/// without mixing them. Each runs at most ``maxConcurrentPrefetchCount`` loads at a time
+/// Each call keeps its own counts; several run at once without mixing them. Each runs at most ``maxConcurrentPrefetchCount`` loads at a time
 /// through ``manager`` with ``options`` (default ``WebImageOptions/lowPriority``) and
 /// ``context``. ``prefetch(_:progress:)`` runs on the calling task (its loads in tasks of
 /// their own); WebImageCompat's `prefetchURLs(_:progress:completed:)` (SDWebImage's
@@ -32,7 +31,7 @@ public final class ImagePrefetcher: Sendable {
         var context = WebImageContext()
     }
     private let settings = Mutex(Settings())
-    private let tokens = Mutex<[ObjectIdentifier: PrefetchToken]>([:])
+    private let runs = Mutex<[ObjectIdentifier: PrefetchRun]>([:])
 
     /// Creates a prefetcher loading through `manager`; by default a new manager of its
     /// own over ``ImageCache/shared`` and ``ImageLoadersManager/shared``.
@@ -59,48 +58,59 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Whether any prefetch has not completed yet.
-    public var isPrefetching: Bool { tokens.withLock { !$0.isEmpty } }
+    public var isPrefetching: Bool { runs.withLock { !$0.isEmpty } }
 
-    /// Loads `urls` into the cache and returns how it went. `progress` runs on the
-    /// prefetcher's serial callback queue after each URL with (finished, total).
-    /// Cancelling the task cancels the prefetch, which then returns with the skipped count.
-    public func prefetch(_ urls: [URL], progress: PrefetchToken.Progress? = nil) async -> PrefetchResult {
-        let token = PrefetchToken(urls: urls)
+    /// Loads `urls` into the cache and returns how it went.
+    ///
+    /// `progress` runs after each URL with the counts so far: `finished` URLs done with,
+    /// `skipped` of them not cached, of `total`; the returned ``PrefetchResult`` has the
+    /// last two counts. The reports run on the prefetcher's serial callback queue, one at
+    /// a time and in counting order, all before this returns. Cancelling the task cancels
+    /// the prefetch, which then returns with the skipped count.
+    public func prefetch(
+        _ urls: [URL], progress: (@Sendable (_ finished: Int, _ skipped: Int, _ total: Int) -> Void)? = nil
+    ) async -> PrefetchResult {
+        let run = PrefetchRun(urls: urls)
         return await withTaskCancellationHandler {
-            await perform(token, progress: progress)
+            await perform(run, progress: progress)
         } onCancel: {
-            token.cancel()
+            run.cancel()
         }
     }
 
     /// Cancels every prefetch of this prefetcher; each completes with its skipped count.
     public func cancelPrefetching() {
-        for token in tokens.withLock({ Array($0.values) }) { token.cancel() }
+        for run in runs.withLock({ Array($0.values) }) { run.cancel() }
     }
 
     /// Runs one prefetch: at most ``maxConcurrentPrefetchCount`` loads at once, a new one
     /// as each ends, none after a cancel.
-    package func perform(_ token: PrefetchToken, progress: PrefetchToken.Progress?) async -> PrefetchResult {
-        let id = ObjectIdentifier(token)
-        tokens.withLock { $0[id] = token }
-        defer { tokens.withLock { _ = $0.removeValue(forKey: id) } }
+    package func perform(
+        _ run: PrefetchRun, progress: (@Sendable (_ finished: Int, _ skipped: Int, _ total: Int) -> Void)?
+    ) async -> PrefetchResult {
+        let id = ObjectIdentifier(run)
+        runs.withLock { $0[id] = run }
+        defer { runs.withLock { _ = $0.removeValue(forKey: id) } }
         let current = settings.withLock { $0 }
-        let (queue, total) = (callbackQueue, token.urls.count)
+        let (queue, total) = (callbackQueue, run.urls.count)
         await withTaskGroup(of: Void.self) { group in
-            var next = token.urls.startIndex
+            var next = run.urls.startIndex
             func startNext() {
-                guard !token.isCancelled, next < token.urls.endIndex else { return }
-                let url = token.urls[next]
+                guard !run.isCancelled, next < run.urls.endIndex else { return }
+                let url = run.urls[next]
                 next += 1
                 group.addTask { [manager] in
                     let (load, cached) = await Self.load(url, manager: manager, options: current.options,
-                                                         context: current.context, token: token)
+                                                         context: current.context, run: run)
                     guard let progress else {
-                        _ = token.count(load, cached: cached)
+                        _ = run.count(load, cached: cached)
                         return
                     }
                     // Counted on the callback queue, so the reports come in counting order.
-                    queue.async { progress(token.count(load, cached: cached), total) }
+                    queue.async {
+                        let (finished, skipped) = run.count(load, cached: cached)
+                        progress(finished, skipped, total)
+                    }
                 }
             }
             for _ in 0..<current.maxConcurrentPrefetchCount { startNext() }
@@ -108,12 +118,12 @@ public final class ImagePrefetcher: Sendable {
         }
         // Every progress report has run (and counted) before the result is read.
         await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
-        return token.end()
+        return run.end()
     }
 
     /// One load through the manager; whether its result ended in the cache.
     private static func load(
-        _ url: URL, manager: ImageManager, options: WebImageOptions, context: WebImageContext, token: PrefetchToken
+        _ url: URL, manager: ImageManager, options: WebImageOptions, context: WebImageContext, run: PrefetchRun
     ) async -> (ImageTask?, Bool) {
         let outcome = Mutex<CheckedContinuation<Bool, Never>?>(nil)
         let task = Mutex<ImageTask?>(nil)
@@ -125,7 +135,7 @@ public final class ImagePrefetcher: Sendable {
                 outcome.withLock { $0.take() }?.resume(returning: ok)
             }
             task.withLock { $0 = load }
-            if load.isEnded || !token.track(load) {
+            if load.isEnded || !run.track(load) {
                 load.cancel()
                 outcome.withLock { $0.take() }?.resume(returning: false)
             }

@@ -12,19 +12,24 @@ struct ImagePrefetcherTests {
         (0..<count).map { f.serve("/\(prefix)\($0).png", ManagerTestKit.png(seed: UInt8($0)), delay: delay) }
     }
 
-    @Test("every URL is loaded into the cache; failures are counted as skipped; progress counts up")
+    @Test("every URL is loaded into the cache; failures are counted as skipped; progress counts up, skipped included")
     func counts() async throws {
         try await ManagerFixture.with { f in
             let prefetcher = ImagePrefetcher(manager: f.manager)
             prefetcher.options = [.lowPriority, .waitStoreCache]
             let urls = serve(f, "p", count: 5) + [f.origin.url("/gone.png")]
-            let progress = Locked<[Int]>([])
-            let result = await prefetcher.prefetch(urls) { finished, total in
+            let progress = Locked<[[Int]]>([])
+            let result = await prefetcher.prefetch(urls) { finished, skipped, total in
                 #expect(total == 6)
-                progress.withLock { $0.append(finished) }
+                progress.withLock { $0.append([finished, skipped]) }
             }
             #expect(result == PrefetchResult(finishedCount: 6, skippedCount: 1))
-            #expect(progress.withLock { $0 } == Array(1...6))
+            // Every report ran before the result, in counting order; the one 404 is counted
+            // as skipped from the report of the URL it ended with (loads end in any order).
+            let reports = progress.withLock { $0 }
+            #expect(reports.map { $0[0] } == Array(1...6))
+            let skipped = reports.map { $0[1] }
+            #expect(skipped.first.map { $0 <= 1 } == true && skipped.last == 1 && skipped == skipped.sorted())
             for url in urls.dropLast() {
                 #expect(await f.cache.containsImage(forKey: url.absoluteString) != .none)
             }

@@ -1,18 +1,15 @@
 import Foundation
 import Synchronization
 
-/// One prefetch (``ImagePrefetcher/prefetch(_:progress:)``, or WebImageCompat's
-/// `prefetchURLs(_:progress:completed:)`, which returns it): its own counts, its own loads,
-/// its own cancel button.
+/// One prefetch's counts, running loads and cancel flag, kept by ``ImagePrefetcher`` for
+/// the length of one ``ImagePrefetcher/prefetch(_:progress:)`` (WebImageCompat's
+/// `PrefetchToken` hands it to SDWebImage-style callers).
 ///
 /// It finishes exactly once, when every URL is done with: loaded, failed, or (after
 /// ``cancel()``) given up. Thread-safe.
-public final class PrefetchToken: Sendable {
-    /// Reports `finished` of `total` URLs done with. Runs on the prefetcher's queue.
-    public typealias Progress = @Sendable (_ finished: Int, _ total: Int) -> Void
-
+package final class PrefetchRun: Sendable {
     /// The URLs of this prefetch, in order.
-    public let urls: [URL]
+    package let urls: [URL]
 
     private struct State {
         var finished = 0
@@ -28,16 +25,17 @@ public final class PrefetchToken: Sendable {
     }
 
     /// URLs done with so far.
-    public var finishedCount: Int { state.withLock { $0.finished } }
+    package var finishedCount: Int { state.withLock { $0.finished } }
     /// URLs done with that did not end in the cache so far.
-    public var skippedCount: Int { state.withLock { $0.skipped } }
+    package var skippedCount: Int { state.withLock { $0.skipped } }
     /// Whether the prefetch finished (its completion, if any, has run or is scheduled).
-    public var isFinished: Bool { state.withLock { $0.isFinished } }
+    package var isFinished: Bool { state.withLock { $0.isFinished } }
+    var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
     /// Stops this prefetch: running loads are cancelled, unstarted URLs are skipped, and
-    /// the completion follows once the cancelled loads have reported. Other prefetches
-    /// are not touched.
-    public func cancel() {
+    /// the prefetch ends once the cancelled loads have reported. Other prefetches are not
+    /// touched.
+    package func cancel() {
         let loads = state.withLock { s -> [ImageTask] in
             guard !s.isCancelled, !s.isFinished else { return [] }
             s.isCancelled = true
@@ -45,10 +43,6 @@ public final class PrefetchToken: Sendable {
         }
         for load in loads { load.cancel() }
     }
-
-    // MARK: Prefetcher side
-
-    var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
     /// Keeps a running load for ``cancel()``; `false` (and the load cancelled) once cancelled.
     func track(_ load: ImageTask) -> Bool {
@@ -60,13 +54,13 @@ public final class PrefetchToken: Sendable {
         return !cancelled
     }
 
-    /// Counts one URL done with; returns the new finished count.
-    func count(_ load: ImageTask?, cached: Bool) -> Int {
+    /// Counts one URL done with; returns the new finished and skipped counts.
+    func count(_ load: ImageTask?, cached: Bool) -> (finished: Int, skipped: Int) {
         state.withLock { s in
             if let load { s.loads[ObjectIdentifier(load)] = nil }
             s.finished += 1
             if !cached { s.skipped += 1 }
-            return s.finished
+            return (s.finished, s.skipped)
         }
     }
 
