@@ -140,7 +140,7 @@ struct ImageCachesManagerQueryTests {
         let operation = f.chain.queryImage(forKey: "k", context: context) { result in
             calls.withLock { $0.append(result) }
         }
-        #expect(await CacheChainFixture.eventually { held.queries == 1 })  // past the first member's miss
+        #expect(await eventually { held.queries == 1 })  // past the first member's miss
         #expect(!operation.isFinished)
         operation.cancel()
         operation.cancel()

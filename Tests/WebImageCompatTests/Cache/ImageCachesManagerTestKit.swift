@@ -35,17 +35,6 @@ final class CacheChainFixture: Sendable {
         return url
     }
 
-    /// Whether `condition` holds within `seconds`, checked every 10 ms: a state the test
-    /// waits for, never a duration it assumes.
-    static func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
     /// Stores `image` with its encoded data in member `index` only.
     @discardableResult
     func put(_ image: DecodedImage, forKey key: String, in index: Int, cacheType: ImageCacheType = .all) async throws -> Data {

@@ -6,6 +6,7 @@ import Testing
 @testable import WebImageCodecs
 @testable import WebImageCompat
 import WebImageTestOrigin
+import WebImageTestSupport
 
 /// A manager wired to real parts: a loopback ``TestOrigin``, a new ``ImageDownloader``
 /// and an ``ImageCache`` in a fresh temporary directory. Always `await shutdown()`.
@@ -109,13 +110,8 @@ enum ManagerTestKit {
         return (try? PNGCoder().encode(image, as: .png, options: ImageEncodeOptions())) ?? Data()
     }
 
-    /// Polls `condition` every 10 ms for up to `seconds`.
+    /// Polls `condition` every 10 ms for up to `seconds` (the shared helper).
     static func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
+        await WebImageTestSupport.eventually(seconds, condition)
     }
 }

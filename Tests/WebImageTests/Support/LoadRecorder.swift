@@ -4,6 +4,7 @@ import Synchronization
 @testable import WebImageCodecs
 @testable import WebImageCompat
 import WebImageTestOrigin
+import WebImageTestSupport
 
 /// Records what one caller of an ``ImageLoader`` receives, and lets a test await the
 /// final result.
@@ -107,13 +108,8 @@ enum LoaderTestKit {
         }
     }
 
-    /// Polls `condition` every 10 ms for up to `seconds`.
+    /// Polls `condition` every 10 ms for up to `seconds` (the shared helper).
     static func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
+        await WebImageTestSupport.eventually(seconds, condition)
     }
 }
