@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+
+/// Stage B, images: an original's bytes become a ``WebImageCodecs/DecodedImage`` at the size
+/// and with the options asked, and a body still arriving gives partial images.
+///
+/// One value per load: the decode queue, the coder and the decode options (thumbnail size,
+/// scale, first frame only, scale-down budget) it decodes with, and whether an animation
+/// becomes a lazy image. It keeps nothing: the manager stores what it returns, and partial
+/// images are shown, never stored.
+///
+/// - **Where the work runs**: the calling task only submits and suspends; every coder call
+///   (``image(from:)``'s decode, the incremental decoder of ``partialImages(of:_:)``) runs
+///   on ``decodeQueue``, and the task resumes with its result on the cooperative pool.
+package struct ImageStage: Sendable {
+    /// Where the coder runs.
+    package let decodeQueue: DecodeQueue
+    package let coder: any ImageCoder
+    package let options: ImageDecodeOptions
+    /// Whether an animation becomes a lazy image
+    /// (``WebImageCodecs/DecodedImage/decodingLazily(_:options:coder:)``).
+    package let lazy: Bool
+
+    package init(decodeQueue: DecodeQueue, coder: any ImageCoder, options: ImageDecodeOptions, lazy: Bool) {
+        self.decodeQueue = decodeQueue
+        self.coder = coder
+        self.options = options
+        self.lazy = lazy
+    }
+
+    /// The image of a whole body, decoded on ``decodeQueue`` (see
+    /// ``WebImageCodecs/DecodeQueue/perform(_:)`` for cancellation).
+    package func image(from data: Data) async throws(WebImageError) -> DecodedImage {
+        try await decodeQueue.decode(data, options: options, lazy: lazy, coder: coder)
+    }
+
+    /// Reads `body`'s stream of the bytes received so far and gives each partial image the
+    /// progressive coder's incremental decoder makes of them to `deliver` (on the calling
+    /// task), one decode at a time; returns when the stream ends or the task is cancelled.
+    ///
+    /// The decoder is made, on ``decodeQueue``, once the coder says the bytes so far can be
+    /// decoded incrementally; a coder that is not progressive gives no partial images.
+    package func partialImages(of body: BodyProgress, _ deliver: @Sendable (DecodedImage) -> Void) async {
+        var decoder: (any ProgressiveImageDecoder)?
+        for await data in body.stream {
+            guard !Task.isCancelled else { return }
+            let (coder, options, current) = (self.coder, self.options, decoder)
+            let step = try? await decodeQueue.perform { () -> Result<PartialStep, WebImageError> in
+                var made = current
+                if made == nil, let progressive = coder as? any ProgressiveImageCoder, progressive.canDecodeIncrementally(data) {
+                    made = progressive.makeIncrementalDecoder(options: options)
+                }
+                let image = (try? made?.decode(data, isComplete: false)) ?? nil
+                return .success(PartialStep(decoder: made, image: image))
+            }
+            decoder = step?.decoder ?? decoder
+            if let image = step?.image, !Task.isCancelled { deliver(image) }
+            body.ready()
+        }
+    }
+
+    private struct PartialStep: Sendable {
+        var decoder: (any ProgressiveImageDecoder)?
+        var image: DecodedImage?
+    }
+}
+
+/// The stream of a body's bytes so far, from the fetcher to stage B's incremental decoder:
+/// bounded by construction, it holds at most one set of bytes, and only while the decoder
+/// is idle.
+///
+/// The fetcher calls ``offer(_:)`` on its own thread (for ``ImageDownloader``, the
+/// transfer's event loop) with every chunk; while the decoder works on earlier bytes the
+/// offer is dropped, since the next one carries all of them. So a slow decoder costs no
+/// copies of the body and never delays the transfer.
+package final class BodyProgress: Sendable {
+    let stream: AsyncStream<Data>
+    private let continuation: AsyncStream<Data>.Continuation
+    private let idle = Atomic<Bool>(true)
+
+    package init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The bytes received so far; returns at once, `false` when they were dropped (the
+    /// reader is busy).
+    @discardableResult
+    package func offer(_ data: Data) -> Bool {
+        guard idle.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged else {
+            return false
+        }
+        continuation.yield(data)
+        return true
+    }
+
+    /// The reader is done with the last bytes it got.
+    func ready() { idle.store(true, ordering: .releasing) }
+
+    /// The body is complete (or the fetch failed): no more offers are read.
+    package func finish() { continuation.finish() }
+}
