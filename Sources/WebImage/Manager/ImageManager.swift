@@ -25,12 +25,14 @@ import Synchronization
 ///   on the calling thread or task. The rest runs on the load's task (the caller's own
 ///   for ``loadImage(with:options:context:)``, a new one otherwise), which only decides and
 ///   suspends: a disk read on the calling task when the kernel has the file cached, else
-///   on the cache's I/O pool; the network on AsyncHTTPClient's event loops; decoding, the
-///   transformer, ``ImageManagerDelegate/transformDownloadedImage(_:for:)`` and the cache
-///   serializer on ``decodeQueue`` (the downloader's and the cache's decode queues for
-///   their decodes); disk writes on the disk cache's I/O queue, in the background unless
-///   ``WebImageOptions/waitStoreCache``. A cache miss pays one hop to the network, one to
-///   the decode queue and one back. The manager's one queue of its own, ``callbackQueue``,
+///   on the cache's I/O pool; the network on AsyncHTTPClient's event loops; the decode of a
+///   download in stage B (`ImageStage`) on the downloader's ``DownloaderConfig/decodeQueue``
+///   (a loader that is no ``ImageDownloader`` decodes where it says), a disk hit's on the
+///   cache's; the transformer, ``ImageManagerDelegate/transformDownloadedImage(_:for:)``, the
+///   cache serializer and lazy decodes of cached originals on ``decodeQueue``; disk writes
+///   on the disk cache's I/O queue, in the background unless
+///   ``WebImageOptions/waitStoreCache``. A cache miss pays a hop to the network and back,
+///   then one to the decode queue and back. The manager's one queue of its own, ``callbackQueue``,
 ///   only delivers the view layer's and the callback form's results; its bookkeeping (settings, running loads,
 ///   failed URLs) is behind `Mutex`es held only to read or change it, never while any of
 ///   this runs.
