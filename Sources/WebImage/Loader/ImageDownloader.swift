@@ -24,7 +24,10 @@ import Synchronization
 /// - **Coalescing**: a request whose transfer is queued or running joins it when the two
 ///   requests are the same on the wire: URL, every header after the request modifier
 ///   (credentials, cookies, validators) and TLS settings; otherwise it gets its own
-///   transfer. A request after the body arrived starts anew.
+///   transfer. A request after the body arrived starts anew, unless the body is still
+///   being decoded: by this downloader for another caller, or by an ``ImageManager`` that
+///   fetched it undecoded and decodes it on ``DownloaderConfig/decodeQueue`` itself (it
+///   holds the body until then); such a request gets the body at once.
 /// - **Security and retries**: ``DownloaderConfig/hopPolicy`` (source allowlist and SSRF
 ///   guard) checks the first request and every redirect hop; ``DownloaderConfig/retryPolicy``
 ///   retries transient failures, resuming a body cut off mid-way with a `Range` request.
