@@ -2,8 +2,8 @@
 import PackageDescription
 
 // The targets are the layers of DESIGN.md: a lower one cannot import a higher one.
-//   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … View, Metrics) → WebImageServer → webimage
-//   WebImage → WebImageCompat (SDWebImage's completion-handler API and its callback queues)
+//   C modules → WebImageCodecs (Image, Coders) → WebImage (Transform … Prefetch, Metrics) → WebImageServer → webimage
+//   WebImage → WebImageCompat (SDWebImage's completion-handler API, its callback queues, transformer types and view layer)
 // WebImageTestOrigin is the loopback HTTP origin of the tests and of `webimage demo`.
 let package = Package(
     name: "WebImage",
@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "WebImageCompat", "WebImageCodecs", "WebImageTestOrigin",
+                "WebImage", "WebImageCompat", "WebImageCodecs", "WebImageTestOrigin", "WebImageTestSupport",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -190,13 +190,21 @@ let package = Package(
             ]
         ),
         // The callback adapters: which queue each form delivers on, the blocking query, queueing order.
-        .testTarget(name: "WebImageCompatTests", dependencies: ["WebImageCompat", "WebImage", "WebImageCodecs", "WebImageTestOrigin"]),
+        .testTarget(
+            name: "WebImageCompatTests",
+            dependencies: ["WebImageCompat", "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageTestSupport"]),
+        // Helpers both library test targets use (one copy).
+        .target(name: "WebImageTestSupport", dependencies: ["WebImage", "WebImageCodecs"], path: "Tests/WebImageTestSupport"),
         // The `webimage` tool's internals, unit-tested (`@testable import webimage`); the
         // tool's commands are tested end to end in WebImageTests.
         .testTarget(name: "WebImageCLITests", dependencies: ["webimage"]),
         .testTarget(name: "ParquetTests", dependencies: ["Parquet"]),
         // The README's examples, compiled; its test checks that none is missing.
-        .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage", "WebImageCompat"]),
+        // MemberImportVisibility: a snippet sees only the members of what its own file imports,
+        // so a README example that needs `import WebImageCompat` fails to compile without it
+        // (Swift otherwise lets one file's import lend extension members to the whole target).
+        .testTarget(name: "ReadmeSnippetsTests", dependencies: ["WebImage", "WebImageCompat"],
+                    swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
     ],
     swiftLanguageModes: [.v6]
 )

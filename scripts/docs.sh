@@ -3,6 +3,8 @@
 # WebImageCompat, WebImageServer) from a debug build that already compiled them, with the toolchain's own
 # swift-symbolgraph-extract and docc (no plugin to resolve).
 #   scripts/docs.sh [BUILD_DIR] [OUTPUT_DIR]      defaults: .build/debug .build/docs
+# With DOCS_SYMBOLS_DIR set, the modules' symbol graphs are kept there too (a test reads
+# WebImage's public declarations from them).
 # The one catalog, Sources/WebImage/WebImage.docc, holds the articles and a page per module.
 # All three modules' symbol graphs go into one `docc convert`, so a link from one module to
 # another (``WebImageCodecs/DecodedImage``) resolves like a link inside a module; `docc merge`
@@ -36,6 +38,8 @@ for module in "${modules[@]}"; do
     -output-dir "$work/symbols" >"$work/extract.log" 2>&1 \
     || { cat "$work/extract.log"; echo "docs: could not read the $module module from $build (build it first)"; exit 1; }
 done
+
+if [ -n "${DOCS_SYMBOLS_DIR:-}" ]; then mkdir -p "$DOCS_SYMBOLS_DIR" && cp "$work"/symbols/*.json "$DOCS_SYMBOLS_DIR"/; fi
 
 "$bin/docc" convert "$root/Sources/WebImage/WebImage.docc" --additional-symbol-graph-dir "$work/symbols" \
   --fallback-display-name WebImage --fallback-bundle-identifier org.webimage.WebImage \

@@ -12,7 +12,7 @@ import WebImage
 /// callback form. ``WebImage/ImageCache`` and ``WebImage/ImageCachesManager`` adopt it.
 ///
 /// Where the callbacks run: a query's completion runs on its context's
-/// ``WebImage/WebImageContext/callbackQueue`` (SDWebImage's `callbackQueue` context option),
+/// `WebImageContext.callbackQueue` (SDWebImage's `callbackQueue` context option),
 /// else on ``callbackQueue``; every other completion on ``callbackQueue``. The `async` work
 /// itself runs in a task, where the `async` form runs it.
 public protocol ImageCachingCallbacks: ImageCaching {

@@ -12,9 +12,7 @@ extension ImageDownloader: ImageLoaderCallbacks {
     ) -> ImageLoadToken {
         let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
         let token = ImageLoadToken(url: url, priority: options.loadPriority)
-        var observer = ImageLoadObserver(token: token)
-        if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
-        observer.partialImage = { response in gate.send { completed(.success(response)) } }
+        let observer = ImageLoadObserver.callbacks(token: token, gate: gate, progress: progress, completed: completed)
         join(url, options: options, context: context, observer: observer) { result in gate.finish { completed(result) } }
         return token
     }

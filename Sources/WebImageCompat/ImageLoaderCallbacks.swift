@@ -24,7 +24,7 @@ public typealias ImageLoaderCompletion = @Sendable (_ result: Result<ImageLoadRe
 /// form. ``WebImage/ImageDownloader`` and ``WebImage/ImageLoadersManager`` adopt it, and
 /// ``WebImage/FileImageLoader`` and ``WebImage/DataURLImageLoader`` too.
 ///
-/// Where the callbacks run: on the request's ``WebImage/WebImageContext/callbackQueue``, else
+/// Where the callbacks run: on the request's `WebImageContext.callbackQueue`, else
 /// on ``callbackQueue``, never on the calling thread.
 public protocol ImageLoaderCallbacks: ImageLoader {
     /// The queue the callback form delivers on when a request's context names none.
@@ -39,7 +39,7 @@ public protocol ImageLoaderCallbacks: ImageLoader {
     /// in a task; a loader with a queue of its own implements it to queue the request
     /// before returning (``WebImage/ImageDownloader`` does).
     ///
-    /// Every callback runs on ``WebImage/WebImageContext/callbackQueue``, else on
+    /// Every callback runs on `WebImageContext.callbackQueue`, else on
     /// ``callbackQueue``, never on the calling thread: `progress`, then any partial images
     /// (`isFinished == false`) and exactly one final result. Cancelling the token delivers
     /// ``WebImageCodecs/WebImageError/Code/cancelled`` at once; nothing follows the final result.
@@ -112,9 +112,7 @@ extension ImageLoader {
             gate.finish { completed(.failure(WebImageError(.invalidURL, "The image URL is nil"))) }
             return token
         }
-        var observer = ImageLoadObserver(token: token)
-        if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
-        observer.partialImage = { response in gate.send { completed(.success(response)) } }
+        let observer = ImageLoadObserver.callbacks(token: token, gate: gate, progress: progress, completed: completed)
         let task = Task {
             do throws(WebImageError) {
                 let response = try await loadImage(with: url, options: options, context: context, observer: observer)
@@ -138,3 +136,16 @@ enum LoaderCallbacks {
 
 extension FileImageLoader: ImageLoaderCallbacks {}
 extension DataURLImageLoader: ImageLoaderCallbacks {}
+
+extension ImageLoadObserver {
+    /// The observer of a callback-form request: progress and partial images reach
+    /// `progress` and `completed` through `gate` (so never after the final result).
+    static func callbacks(
+        token: ImageLoadToken, gate: CallbackGate, progress: ImageLoaderProgress?, completed: @escaping ImageLoaderCompletion
+    ) -> ImageLoadObserver {
+        var observer = ImageLoadObserver(token: token)
+        if let progress { observer.progress = { received, expected in gate.send { progress(received, expected) } } }
+        observer.partialImage = { response in gate.send { completed(.success(response)) } }
+        return observer
+    }
+}

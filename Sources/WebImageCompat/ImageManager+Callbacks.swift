@@ -2,12 +2,12 @@ import Foundation
 import WebImage
 
 /// The callback form: SDWebImage's `loadImage(with:options:context:progress:completed:)`
-/// over the same operation adapter as the view layer (``WebImage/WebImageTarget``): it starts the
+/// over the same operation adapter as the view layer (``WebImageTarget``): it starts the
 /// load's ``WebImage/ImageTask`` and delivers its results on the callback queue.
 extension ImageManager {
     /// Loads `url`: from the caches, else from the loader; transforms and stores it.
     ///
-    /// `completed` runs on the context's callback queue (default ``callbackQueue``) with
+    /// `completed` runs on the context's callback queue (default the manager's own serial queue) with
     /// any partial images (``WebImage/WebImageOptions/progressiveLoad``, `isFinished == false`),
     /// then the final result or error. With ``WebImage/WebImageOptions/refreshCached`` a cached
     /// image may be followed by a second, refreshed one. `progress` gets bytes received
@@ -29,8 +29,8 @@ extension ImageManager {
         progress: ImageLoaderProgress? = nil,
         completed: @escaping @Sendable (ImageLoadResult) -> Void
     ) -> CombinedOperation {
-        startOperation(with: url, options: options, context: context, progress: progress) { result, _ in
+        CombinedOperation(startOperation(with: url, options: options, context: context, progress: progress) { result, _ in
             if let result { completed(result) }
-        }
+        })
     }
 }

@@ -110,6 +110,6 @@ public struct URLSigner: Sendable {
     /// too, as imgproxy refuses it).
     static func digest(fromBase64URL text: String) -> [UInt8]? {
         guard !text.isEmpty, text.count <= 44, !text.contains("=") else { return nil }
-        return SourceDecoding.base64URL(Substring(text)).map(Array.init)
+        return SourceDecoding.base64URL(Substring(text))
     }
 }

@@ -41,9 +41,13 @@ struct DocCCatalogTests {
                          "no \(module) module in \(build.path)")
         }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-docs-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: output) }
+        let symbols = output.appendingPathExtension("symbols")
+        defer {
+            try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(at: symbols)
+        }
         let run = try await Self.run(ReadmeSnippetsTests.root.appendingPathComponent("scripts/docs.sh").path,
-                                     [build.path, output.path])
+                                     [build.path, output.path], environment: ["DOCS_SYMBOLS_DIR": symbols.path])
         #expect(run.status == 0, "\(run.log)")
         #expect(run.log.contains("; 0 warnings)"), "\(run.log)")
         let data = output.appendingPathComponent("data/documentation")
@@ -64,6 +68,27 @@ struct DocCCatalogTests {
         }
         // What WebImage adds to a WebImageCodecs type is on that type's page.
         #expect(page("webimagecodecs/pixelbuffer/blurred(radius:)"))
+        try Self.expectNoDispatchQueue(inPublicAPIOf: symbols.appendingPathComponent("WebImage.symbols.json"))
+    }
+
+    /// Issue #48: the callback queues are WebImageCompat's; no public declaration of
+    /// WebImage (a type, property, parameter or result) names `DispatchQueue`. Read from
+    /// the compiler's own symbol graph of the module (public symbols only), so a
+    /// declaration spread over lines or written with a type alias is seen as well.
+    static func expectNoDispatchQueue(inPublicAPIOf graph: URL) throws {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: graph)) as? [String: Any]
+        let symbols = json?["symbols"] as? [[String: Any]] ?? []
+        #expect(symbols.count > 100, "WebImage's symbol graph looks empty")
+        var named: [String] = []
+        for symbol in symbols {
+            let fragments = symbol["declarationFragments"] as? [[String: Any]] ?? []
+            let declaration = fragments.compactMap { $0["spelling"] as? String }.joined()
+            if declaration.contains("DispatchQueue") {
+                let path = (symbol["pathComponents"] as? [String] ?? []).joined(separator: ".")
+                named.append("\(path): \(declaration)")
+            }
+        }
+        #expect(named.isEmpty, "public WebImage declarations naming DispatchQueue: \(named)")
     }
 
     @Test("every article is in the root page's topics and linked from README.md")
@@ -93,7 +118,9 @@ struct DocCCatalogTests {
 
     /// Runs a program to its end without blocking a thread of the pool: the log (stdout and
     /// stderr) goes to a file read once the termination handler has fired.
-    static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, log: String) {
+    static func run(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> (status: Int32, log: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-docs-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)   // opening it below fails if this did
         defer { try? FileManager.default.removeItem(at: log) }
@@ -102,6 +129,7 @@ struct DocCCatalogTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = handle
         process.standardError = handle
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in

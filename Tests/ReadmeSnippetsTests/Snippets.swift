@@ -46,14 +46,13 @@ func loadWithProgress(_ manager: ImageManager) async throws {
 }
 
 // README block 4
-func loadThumbnail(_ manager: ImageManager, on myQueue: DispatchQueue) async throws -> ImageResponse {
+func loadThumbnail(_ manager: ImageManager) async throws -> ImageResponse {
     var context = WebImageContext()
     context.thumbnailPixelSize = PixelSize(width: 400, height: 300)   // decode small, cached under its own key
-    context.imageTransformer = ImagePipelineTransformer([
-        ImageResizingTransformer(size: PixelSize(width: 200, height: 200), mode: .aspectFill),
-        ImageRoundCornerTransformer(radius: 24),
+    context.imageTransformer = ImageTransform.pipeline([
+        ImageTransform.resize(to: PixelSize(width: 200, height: 200), mode: .aspectFill),
+        ImageTransform.roundCorners(radius: 24),
     ])
-    context.callbackQueue = myQueue                                   // for the callback API
     return try await manager.loadImage(with: catURL, options: [.scaleDownLargeImages], context: context)
 }
 

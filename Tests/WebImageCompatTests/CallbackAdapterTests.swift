@@ -5,6 +5,7 @@ import Testing
 @testable import WebImage
 @testable import WebImageCompat
 import WebImageTestOrigin
+import WebImageTestSupport
 
 /// The adapter layer over WebImage's `async` seams: which queue each callback form
 /// delivers on (the caches' and the loaders' shared queues, or the one a context names:
@@ -113,7 +114,7 @@ extension Result {
 /// A custom cache that is not an ``ImageCache``: it forwards to one, counts the queries,
 /// and answers the blocking query only when told to (what a custom cache with a
 /// synchronous store of its own would do).
-final class WrappedCache: ImageCachingCallbacks {
+final class WrappedCache: ImageCachingCallbacks, ForwardingCache {
     let base: ImageCache
     let answersSynchronously: Bool
     private let queryCount = Mutex(0)
@@ -135,19 +136,4 @@ final class WrappedCache: ImageCachingCallbacks {
         queryCount.withLock { $0 += 1 }
         return try await base.queryImage(forKey: key, options: options, context: context)
     }
-    func imageFromMemory(forKey key: String) -> DecodedImage? { base.imageFromMemory(forKey: key) }
-    func diskData(forKey key: String) async -> Data? { await base.diskData(forKey: key) }
-    func extendedData(forKey key: String) async -> Data? { await base.extendedData(forKey: key) }
-    func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
-        try await base.setExtendedData(data, forKey: key)
-    }
-    func store(_ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws(WebImageError) {
-        try await base.store(image, data: data, forKey: key, cacheType: cacheType)
-    }
-    func removeImage(forKey key: String, cacheType: ImageCacheType) async { await base.removeImage(forKey: key, cacheType: cacheType) }
-    func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        await base.containsImage(forKey: key, cacheType: cacheType)
-    }
-    func clear(cacheType: ImageCacheType) async { await base.clear(cacheType: cacheType) }
-    func flush() async { await base.flush() }
 }

@@ -1,9 +1,10 @@
 // CPU per decode, one thread: ours vs libjpeg-turbo's raw-data decode at 1/scale; with
 // RGB=1 set, RGBA rows (ours: planes then wi_jpeg_scaled_rgb.c) vs jpeg_read_scanlines.
+#include <stdio.h> // jpeglib.h needs FILE
+
+#include "scaled_rgba.h"
 #include "wi_jpeg_scaled.h"
-#include <stdio.h>
 #include <jpeglib.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -81,41 +82,29 @@ static void libjpeg_rgba(const unsigned char *b, size_t n, unsigned scale) {
     jpeg_destroy_decompress(&c);
 }
 
+static size_t rgba_capacity;
+
 static void ours_rgba(const unsigned char *b, size_t n, unsigned scale) {
-    struct jpeg_decompress_struct c;
-    struct jpeg_error_mgr e;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_decompress(&c);
-    jpeg_mem_src(&c, b, n);
-    jpeg_read_header(&c, TRUE);
-    c.out_color_space = JCS_EXT_RGBA;
-    c.scale_num = 1;
-    c.scale_denom = scale;
-    jpeg_calc_output_dimensions(&c);
-    wi_scaled_job job;
-    wi_scaled_rgb rgb;
-    memset(&job, 0, sizeof job);
-    if (wi_scaled_setup(&job, &c, (size_t)1 << 30) != WI_SCALED_OK || !wi_scaled_rgb_setup(&rgb, &c, &job) ||
-        wi_scaled_decode(&job) != WI_SCALED_OK) {
+    long pixels = 0;
+    if (!scaled_rgba_decode(b, n, scale, &rgba, &rgba_capacity, &pixels)) {
         fprintf(stderr, "ours failed\n");
         exit(1);
     }
-    wi_scaled_rgb_rows(&rgb, &job, 0, c.output_height, rgba, (size_t)c.output_width * 4);
-    wi_scaled_rgb_free(&rgb);
-    wi_scaled_job_free(&job);
-    jpeg_destroy_decompress(&c);
 }
 
 int main(int argc, char **argv) {
-    FILE *f = fopen(argv[1], "rb");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n);
-    if (fread(b, 1, n, f) != (size_t)n) return 1;
+    FILE *f = argc > 1 ? fopen(argv[1], "rb") : NULL;
+    long n = f != NULL && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    unsigned char *b = n > 0 ? malloc((size_t)n) : NULL;
+    if (b == NULL || fseek(f, 0, SEEK_SET) != 0 || fread(b, 1, (size_t)n, f) != (size_t)n) {
+        fprintf(stderr, "usage: bench FILE.jpg [ITERATIONS] (cannot read %s)\n", argc > 1 ? argv[1] : "a file");
+        return 2;
+    }
+    fclose(f);
     int iters = argc > 2 ? atoi(argv[2]) : 10;
     int rgb = getenv("RGB") != NULL;
-    rgba = malloc((size_t)256 << 20); // RGBA of a 1/4 decode of up to 1 gigapixel
+    rgba_capacity = (size_t)256 << 20; // RGBA of a 1/4 decode of up to 1 gigapixel
+    rgba = malloc(rgba_capacity);
     void (*theirs_fn)(const unsigned char *, size_t, unsigned) = rgb ? libjpeg_rgba : libjpeg_raw;
     void (*ours_fn)(const unsigned char *, size_t, unsigned) = rgb ? ours_rgba : ours;
     for (unsigned s = 8; s >= 4; s -= 4) {

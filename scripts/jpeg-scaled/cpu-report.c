@@ -5,10 +5,8 @@
 //   cpu-report SCALE ITERATIONS WARMUP FILE...
 #include <stdio.h>
 
-#include "wi_jpeg_scaled.h"
-#include <jpeglib.h>
+#include "scaled_rgba.h"
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 static double now(void) {
@@ -26,43 +24,6 @@ static double cpu(void) {
 static int fail(const char *reason, const char *path) {
     printf("{\"mode\": \"jpeg-scaled\", \"ok\": false, \"notMeasured\": \"%s: %s\"}\n", reason, path);
     return 1;
-}
-
-/// One decode of `data` to RGBA at 1/scale; 0 when our decoder declines it.
-static int decode(const unsigned char *data, size_t size, unsigned scale, unsigned char **rgba, size_t *capacity,
-                  long *pixels) {
-    struct jpeg_decompress_struct c;
-    struct jpeg_error_mgr e;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_decompress(&c);
-    jpeg_mem_src(&c, data, size);
-    jpeg_read_header(&c, TRUE);
-    c.out_color_space = JCS_EXT_RGBA;
-    c.scale_num = 1;
-    c.scale_denom = scale;
-    jpeg_calc_output_dimensions(&c);
-    size_t need = (size_t)c.output_width * c.output_height * 4;
-    if (need > *capacity) {
-        free(*rgba);
-        *rgba = malloc(need);
-        *capacity = *rgba ? need : 0;
-    }
-    wi_scaled_job job;
-    wi_scaled_rgb rgb;
-    memset(&job, 0, sizeof job);
-    int ok = *rgba != NULL && wi_scaled_setup(&job, &c, (size_t)1 << 30) == WI_SCALED_OK &&
-             wi_scaled_rgb_setup(&rgb, &c, &job);
-    if (ok) {
-        ok = wi_scaled_decode(&job) == WI_SCALED_OK;
-        if (ok) {
-            wi_scaled_rgb_rows(&rgb, &job, 0, c.output_height, *rgba, (size_t)c.output_width * 4);
-        }
-        wi_scaled_rgb_free(&rgb);
-    }
-    *pixels += (long)c.output_width * c.output_height;
-    wi_scaled_job_free(&job);
-    jpeg_destroy_decompress(&c);
-    return ok;
 }
 
 int main(int argc, char **argv) {
@@ -89,14 +50,14 @@ int main(int argc, char **argv) {
     long pixels = 0;
     for (int w = 0; w < warmup; w++)
         for (int i = 0; i < count; i++)
-            if (!decode(files[i], sizes[i], scale, &rgba, &capacity, &pixels)) return fail("declined", argv[4 + i]);
+            if (!scaled_rgba_decode(files[i], sizes[i], scale, &rgba, &capacity, &pixels)) return fail("declined", argv[4 + i]);
     printf("{\"mode\": \"jpeg-scaled\", \"ok\": true, \"opsPerSample\": %d, \"samples\": [", count);
     double cpu_start = cpu(), wall = 0;
     for (int it = 0; it < (iterations > 0 ? iterations : 1); it++) {
         pixels = 0;
         double start = now();
         for (int i = 0; i < count; i++)
-            if (!decode(files[i], sizes[i], scale, &rgba, &capacity, &pixels)) return fail("declined", argv[4 + i]);
+            if (!scaled_rgba_decode(files[i], sizes[i], scale, &rgba, &capacity, &pixels)) return fail("declined", argv[4 + i]);
         double took = now() - start;
         wall += took;
         printf("%s%.9f", it ? ", " : "", took);

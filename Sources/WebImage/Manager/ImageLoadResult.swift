@@ -43,7 +43,7 @@ public struct ImageLoadResult: Sendable {
     }
 
     /// A finished failure.
-    static func failure(_ error: WebImageError, url: URL?, cacheKey: String? = nil) -> ImageLoadResult {
+    package static func failure(_ error: WebImageError, url: URL?, cacheKey: String? = nil) -> ImageLoadResult {
         ImageLoadResult(url: url, error: error, cacheKey: cacheKey)
     }
 

@@ -1,29 +1,36 @@
 import Foundation
 
-/// The operation adapter behind the view layer (``WebImageTarget``) and WebImageCompat's
-/// callback form of ``ImageManager``: it starts the load's ``ImageTask`` and delivers its
-/// results on the load's callback queue. SDWebImage's synchronous answers
+/// The operation adapter behind WebImageCompat's view layer and callback form of
+/// ``ImageManager``: it starts the load's ``ImageTask`` and delivers its results on the
+/// load's callback queue (its context's, else ``callbackQueue``). SDWebImage's synchronous answers
 /// (``WebImageOptions/queryMemorySync``, ``WebImageOptions/queryDiskDataSync``) live here
 /// and nowhere else.
 extension ImageManager {
+    /// A load the adapter started: its URL, and its task unless it was answered before
+    /// ``startOperation(with:options:context:progress:handler:)`` returned.
+    package struct StartedOperation: Sendable {
+        package let url: URL?
+        package let task: ImageTask?
+    }
+
     /// The adapter behind the callback form and the view layer; `handler` also learns
     /// which result is the last (a `nil` result with `isLast` ends the load without a
     /// further result: a refresh that found the image unchanged).
     package func startOperation(
         with url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
         handler: @escaping @Sendable (_ result: ImageLoadResult?, _ isLast: Bool) -> Void
-    ) -> CombinedOperation {
-        let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
+    ) -> StartedOperation {
+        let gate = CallbackGate(queue: context.deliveryQueue ?? callbackQueue)
         guard let url, !url.absoluteString.isEmpty else {
             let error = WebImageError(.invalidURL, "The image URL is empty")
             gate.finish { handler(.failure(error, url: url), true) }
-            return CombinedOperation(url: url, task: nil)
+            return StartedOperation(url: url, task: nil)
         }
         let cached = synchronousHit(url, options: options, context: context)
         if let cached {
             let refresh = options.contains(.refreshCached)
             handler(cached.result, !refresh)
-            guard refresh else { return CombinedOperation(url: url, task: nil) }
+            guard refresh else { return StartedOperation(url: url, task: nil) }
         }
         let task = start(url, options: options, context: context, deliveredHit: cached?.hit) { event in
             switch event {
@@ -37,7 +44,7 @@ extension ImageManager {
                 }
             }
         }
-        return CombinedOperation(url: url, task: task)
+        return StartedOperation(url: url, task: task)
     }
 
     /// The cache hit the options ask to deliver before `loadImage` returns, if there is one.

@@ -47,7 +47,7 @@ extension ImageManager {
             let transformAnimated = load.options.contains(.transformAnimatedImage)
             let transformed = input.animation != nil && transformAnimated
                 ? input.transformedFrameByFrame(by: transformer, forKey: load.sourceKey ?? "")
-                : ImageTransformers.apply(
+                : ImageTransform.apply(
                     transformer, to: input, forKey: load.sourceKey ?? "", transformAnimatedImage: transformAnimated)
             if let transformed {
                 output.image = transformed

@@ -6,9 +6,9 @@ import Synchronization
 /// Loads images through a cache and a loader: SDWebImage's `SDWebImageManager`.
 ///
 /// One pipeline with three ways in, all `async` (``loadImage(with:options:context:)``,
-/// ``imageTask(with:options:context:)``, ``loadImageStream(with:options:context:)``); the
-/// view layer (``WebImageTarget``) and WebImageCompat's callback form (SDWebImage's
-/// `loadImage(with:options:context:progress:completed:)`, returning a ``CombinedOperation``)
+/// ``imageTask(with:options:context:)``, ``loadImageStream(with:options:context:)``);
+/// WebImageCompat's view layer (`WebImageTarget`) and callback form (SDWebImage's
+/// `loadImage(with:options:context:progress:completed:)`, returning a `CombinedOperation`)
 /// are adapters over the same ``ImageTask``:
 ///
 /// ```swift
@@ -32,13 +32,13 @@ import Synchronization
 ///   cache serializer and lazy decodes of cached originals on ``decodeQueue``; disk writes
 ///   on the disk cache's I/O queue, in the background unless
 ///   ``WebImageOptions/waitStoreCache``. A cache miss pays a hop to the network and back,
-///   then one to the decode queue and back. The manager's one queue of its own, ``callbackQueue``,
-///   only delivers the view layer's and the callback form's results; its bookkeeping (settings, running loads,
+///   then one to the decode queue and back. The manager's one queue of its own, a serial callback
+///   queue, only delivers WebImageCompat's view layer's and callback form's results; its bookkeeping (settings, running loads,
 ///   failed URLs) is behind `Mutex`es held only to read or change it, never while any of
 ///   this runs.
-/// - **Delivery**: the view layer's and the callback form's results and progress run on the load's
-///   ``WebImageContext/callbackQueue``, by default ``callbackQueue``, a serial queue of this
-///   manager. Only ``WebImageOptions/queryMemorySync`` (and ``WebImageOptions/queryDiskDataSync``,
+/// - **Delivery**: WebImageCompat's view layer's and callback form's results and progress run
+///   on the load's callback queue (WebImageCompat's `WebImageContext.callbackQueue`), by
+///   default that serial queue of this manager. Only ``WebImageOptions/queryMemorySync`` (and ``WebImageOptions/queryDiskDataSync``,
 ///   which also reads and decodes the disk on the calling thread) completes before
 ///   `loadImage` returns; the `async` API answers a memory hit on the calling task.
 /// - **Failed URLs**: a load that fails in a way the loader calls permanent (a 404, bad
@@ -61,9 +61,9 @@ public final class ImageManager: Sendable {
     public let imageCache: any ImageCaching
     /// The loader loads download with, unless their context names another.
     public let imageLoader: any ImageLoader
-    /// The serial queue the view layer's and WebImageCompat's callback form's results run
-    /// on when a load's context names none.
-    public let callbackQueue: DispatchQueue
+    /// The serial queue WebImageCompat's view layer and callback form deliver on when a
+    /// load's context names none (WebImage's own API is `async` and names no queue).
+    package let callbackQueue: DispatchQueue
     /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
     /// originals run. Default ``WebImageCodecs/DecodeQueue/shared``.
     public let decodeQueue: DecodeQueue
@@ -86,28 +86,24 @@ public final class ImageManager: Sendable {
     /// - Parameters:
     ///   - cache: where images are looked up and stored; ``ImageCache/shared`` by default.
     ///   - loader: what fetches a miss; ``ImageLoadersManager/shared`` by default.
-    ///   - callbackQueue: where callbacks run by default; `nil` creates a serial queue for
-    ///     this manager.
     ///   - decodeQueue: where the user hooks and lazy decodes run (see ``decodeQueue``).
     ///   - failedURLPolicy: how long failed URLs stay blocked and how many are kept
     ///     (default one hour, 10,000 URLs).
     public convenience init(
         cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
-        callbackQueue: DispatchQueue? = nil, decodeQueue: DecodeQueue = .shared,
-        failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
+        decodeQueue: DecodeQueue = .shared, failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
     ) {
-        self.init(cache: cache, loader: loader, callbackQueue: callbackQueue, decodeQueue: decodeQueue,
+        self.init(cache: cache, loader: loader, decodeQueue: decodeQueue,
                   failedURLs: FailedURLSet(policy: failedURLPolicy))
     }
 
     /// Creates a manager with its own block list (tests pass one with their clock).
-    init(cache: any ImageCaching, loader: any ImageLoader, callbackQueue: DispatchQueue?, decodeQueue: DecodeQueue = .shared,
-         failedURLs: FailedURLSet) {
+    init(cache: any ImageCaching, loader: any ImageLoader, decodeQueue: DecodeQueue = .shared, failedURLs: FailedURLSet) {
         imageCache = cache
         imageLoader = loader
         self.failedURLs = failedURLs
         self.decodeQueue = decodeQueue
-        self.callbackQueue = callbackQueue ?? DispatchQueue(label: "WebImage.ImageManager.callbacks")
+        callbackQueue = DispatchQueue(label: "WebImage.ImageManager.callbacks")
     }
 
     // MARK: Settings

@@ -183,7 +183,7 @@ public final class ImageTask: Sendable, Hashable {
     var isCancelled: Bool { shared.withLock { $0.isCancelled } }
 
     /// Whether the load ended: its last result was delivered, or it was cancelled.
-    var isEnded: Bool { shared.withLock { $0.isEnded } }
+    package var isEnded: Bool { shared.withLock { $0.isEnded } }
 
     /// Keeps the Swift task running the pipeline, so ``cancel()`` cancels it.
     func setRunner(_ runner: Task<Void, Never>) {

@@ -19,7 +19,7 @@ import Foundation
 /// ```swift
 /// var context = WebImageContext()
 /// context.thumbnailPixelSize = PixelSize(width: 200, height: 200)
-/// context.imageTransformer = ImageResizingTransformer(size: .init(width: 100, height: 100), mode: .aspectFill)
+/// context.imageTransformer = ImageTransform.resize(to: .init(width: 100, height: 100), mode: .aspectFill)
 /// manager.loadImage(with: url, context: context) { result in … }
 /// ```
 public struct WebImageContext: Sendable {
@@ -35,14 +35,10 @@ public struct WebImageContext: Sendable {
 
     // MARK: Delivery
 
-    /// The queue every callback of the load runs on: SDWebImage's `callbackQueue` context
-    /// option. It should be serial so results arrive in order. `nil`, the default, is the
-    /// serial callback queue of whoever delivers: the manager's for the view layer and the
-    /// manager's callback form, or for WebImageCompat's callback form of a loader
-    /// (``WebImageCompat/ImageLoaderCallbacks``) or a cache query
-    /// (``WebImageCompat/ImageCachingCallbacks``) the loaders' or the caches' shared queue.
-    /// The `async` forms of every layer ignore it.
-    public var callbackQueue: DispatchQueue?
+    /// The queue WebImageCompat's callback forms deliver this load's results on: what
+    /// WebImageCompat's `callbackQueue` sets (SDWebImage's context option). WebImage's own
+    /// `async` API names no queue and ignores it.
+    package var deliveryQueue: DispatchQueue?
 
     // MARK: Components
 
@@ -146,9 +142,9 @@ public struct WebImageContext: Sendable {
 
     // MARK: View layer
 
-    /// The key under which a ``WebImageTarget`` keeps this load; a new load with the same
-    /// key cancels it. `nil`, the default, is ``WebImageTargetState/defaultOperationKey``.
-    public var setImageOperationKey: String?
+    /// What WebImageCompat's `setImageOperationKey` sets: the key under which its view
+    /// layer keeps this load. WebImage itself does not read it.
+    package var viewOperationKey: String?
 
     /// Creates a context with every field at its default.
     public init() {}

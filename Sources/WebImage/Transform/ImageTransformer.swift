@@ -1,11 +1,12 @@
-/// Turns one decoded image into another (resize, crop, rotate, …), SDWebImage's `SDImageTransformer`.
+/// Turns one decoded image into another (resize, crop, rotate, …), SDWebImage's `SDImageTransformer`:
+/// the seam for transforms of one's own; the built-ins are ``ImageTransform`` values.
 ///
 /// A transformer is a value describing *what* to do; ``transformerKey`` names exactly that,
 /// and the manager appends it to the cache key, so a transformed image is cached apart
 /// from its original and from other transforms.
 ///
 /// ## Key format
-/// Built-in keys read `TypeName(label:value,label:value)`, for example
+/// Built-in keys (``ImageTransform``) read `Name(label:value,label:value)`, for example
 /// `ImageResizingTransformer(size:400x300,mode:aspectFill)`. Values are written the same
 /// way on every run and platform:
 /// - whole numbers as integers (`45`), other numbers in Swift's shortest round-trip
@@ -15,13 +16,13 @@
 ///
 /// Keys contain only ASCII letters, digits and `( ) : , . - +`: no `/`, spaces or
 /// control characters, so they are safe in file names and URLs as well as in hashed keys.
-/// ``ImagePipelineTransformer`` joins its members' keys with `-`. Custom transformers
+/// ``ImageTransform/pipeline(_:)`` joins its members' keys with `-`. Custom transformers
 /// should follow the same rules: two transformers with equal keys must produce equal output.
 ///
 /// ## Animated images
 /// ``transform(_:forKey:)`` transforms every frame. Whether an animated image is
 /// transformed at all is the caller's decision (SDWebImage's `transformAnimatedImage`);
-/// ``ImageTransformers/apply(_:to:forKey:transformAnimatedImage:)`` applies that rule.
+/// ``ImageTransform/apply(_:to:forKey:transformAnimatedImage:)`` applies that rule.
 ///
 /// Sizes and positions are in pixels; the image's `scale`, `format`, `orientation`,
 /// frame durations and loop count are kept.
@@ -34,7 +35,7 @@ public protocol ImageTransformer: Sendable {
 
     /// Returns the transformed image, or `nil` when the transform cannot apply (for
     /// example a crop outside the image, or an output larger than
-    /// ``ImageTransformers/maxOutputPixelCount``).
+    /// ``ImageTransform/maxOutputPixelCount``).
     ///
     /// - Parameters:
     ///   - image: The image to transform; every frame is transformed.

@@ -7,7 +7,7 @@ extension PixelBuffer {
     /// over the image. Only pixels within reach of the edge are touched.
     /// Runs on the caller's thread.
     public func roundedCorners(
-        radius: Double, corners: ImageRoundCornerTransformer.Corners,
+        radius: Double, corners: ImageTransform.Corners,
         borderWidth: Double = 0, borderColor: RGBA = RGBA(r: 0, g: 0, b: 0, a: 0)
     ) -> PixelBuffer {
         guard width > 0, height > 0 else { return self }
@@ -44,7 +44,7 @@ private struct RoundedShape {
     var width: Double
     var height: Double
     var radius: Double
-    var corners: ImageRoundCornerTransformer.Corners
+    var corners: ImageTransform.Corners
     var border: Double
     /// Red, green, blue as 0…255 and alpha as 0…1.
     var borderColor: SIMD4<Float>

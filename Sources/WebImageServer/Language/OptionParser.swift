@@ -313,7 +313,7 @@ struct OptionParser: Sendable {
     private func filename(_ args: [Substring], _ option: Substring) throws(ProxyError) -> String? {
         guard !args[0].isEmpty else { return nil }
         guard args.count > 1, OptionArguments.bool(args[1]) else { return String(args[0]) }
-        guard let data = SourceDecoding.base64URL(args[0]), let name = String(data: data, encoding: .utf8) else {
+        guard let bytes = SourceDecoding.base64URL(args[0]), let name = String(validating: bytes, as: UTF8.self) else {
             throw .badRequest("\(option): the encoded file name is not base64url of UTF-8 text")
         }
         return name

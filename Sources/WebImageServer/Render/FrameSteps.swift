@@ -20,7 +20,7 @@ struct FrameSteps: Sendable {
     let extendInsets: (top: Int, right: Int, bottom: Int, left: Int)?
     let aspectInsets: (top: Int, right: Int, bottom: Int, left: Int)?
     let flattenColor: RGBA?
-    let watermark: ImageWatermarkTransformer?
+    let watermark: ImageTransform?
     /// The size every processed frame has.
     let outputSize: PixelSize
 
@@ -39,11 +39,10 @@ struct FrameSteps: Sendable {
         var trim: PixelRect?
         if trims, let trimOptions = o.trim, let firstFrame {
             let oriented = FrameSteps.orient(firstFrame, rotation: rotation, flips: (o.flipHorizontal, o.flipVertical))
-            let transformer = ImageTrimmingTransformer(
-                threshold: trimOptions.threshold, color: trimOptions.color,
-                equalHorizontal: trimOptions.equalHorizontal, equalVertical: trimOptions.equalVertical)
             if let bounds = oriented.foregroundBounds(threshold: trimOptions.threshold, background: trimOptions.color) {
-                trim = transformer.window(for: bounds, width: oriented.width, height: oriented.height)
+                trim = ImageTransform.trimWindow(
+                    bounds, width: oriented.width, height: oriented.height,
+                    equalHorizontal: trimOptions.equalHorizontal, equalVertical: trimOptions.equalVertical)
             }
         }
         trimRect = trim
@@ -105,7 +104,7 @@ struct FrameSteps: Sendable {
     }
 
     /// The watermark scaled and placed for a result of `size` (imgproxy's watermark.go).
-    private static func watermark(_ renderer: ImageRenderer, plan: ProcessingPlan, on size: PixelSize) -> ImageWatermarkTransformer? {
+    private static func watermark(_ renderer: ImageRenderer, plan: ProcessingPlan, on size: PixelSize) -> ImageTransform? {
         guard let w = renderer.options.watermark, w.opacity > 0, let image = renderer.watermark else { return nil }
         var mark = image
         if w.scale > 0 {
@@ -119,12 +118,12 @@ struct FrameSteps: Sendable {
         if w.position == .replicate {
             let padX = abs(w.x) >= 1 ? ProcessingPlan.roundEven(w.x * plan.dpr) : ProcessingPlan.roundEven(Double(size.width) * w.x)
             let padY = abs(w.y) >= 1 ? ProcessingPlan.roundEven(w.y * plan.dpr) : ProcessingPlan.roundEven(Double(size.height) * w.y)
-            return ImageWatermarkTransformer(mark: mark, opacity: opacity, placement: .tiled(spacingX: padX, spacingY: padY))
+            return .watermark(mark, opacity: opacity, placement: .tiled(spacingX: padX, spacingY: padY))
         }
         let (x, y) = ProcessingPlan.position(
             outer: size, inner: PixelSize(width: mark.width, height: mark.height),
             gravity: Gravity(kind: w.position, x: w.x, y: w.y), dpr: plan.dpr, allowOverflow: true)
-        return ImageWatermarkTransformer(mark: mark, opacity: opacity, placement: .at(x: x, y: y))
+        return .watermark(mark, opacity: opacity, placement: .at(x: x, y: y))
     }
 
     static func orient(_ pixels: PixelBuffer, rotation: Orientation, flips: (horizontal: Bool, vertical: Bool)) -> PixelBuffer {

@@ -7,8 +7,8 @@ import WebImageCodecs
 /// rotate and flip, trim, crop, scale, crop to the result (gravity or smart), blur,
 /// sharpen, pixelate, extend, extend to the aspect ratio, padding, background, watermark,
 /// encode (`max_bytes` re-encodes at lower quality). Every step is a WebImage transformer
-/// (`ImageTrimmingTransformer`, `ImageSmartCroppingTransformer`,
-/// `ImageExtendingTransformer`…) or the codecs' resampler: the proxy has no imaging
+/// (`ImageTransform.trim`, `.smartCrop`,
+/// `.extend`…) or the codecs' resampler: the proxy has no imaging
 /// engine of its own.
 ///
 /// Blocking CPU work: runs on ``WebImageCodecs/DecodeQueue``. An animated result is decoded, processed and

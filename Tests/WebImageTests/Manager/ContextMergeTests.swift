@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageTestSupport
 
 /// ``WebImageContext`` is the one context of the manager, its loader and its cache (as
 /// SDWebImage's `SDWebImageContext`): a load's context reaches a custom ``ImageLoader``

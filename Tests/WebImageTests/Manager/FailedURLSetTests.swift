@@ -64,7 +64,7 @@ struct ImageManagerBlockListTests {
         try await ManagerFixture.with { f in
             let clock = ManualClock()
             let manager = ImageManager(
-                cache: f.cache, loader: f.downloader, callbackQueue: nil,
+                cache: f.cache, loader: f.downloader,
                 failedURLs: FailedURLSet(policy: FailedURLPolicy(timeToLive: 600), now: clock.now))
             let url = f.origin.url("/deploy.png")
             #expect(try await Self.code(manager, url) == .invalidDownloadStatusCode)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageCompat
 
 @Suite("ImageManager: cache keys, thumbnails and transformers", .timeLimit(.minutes(1)))
 struct ImageManagerDerivedKeyTests {

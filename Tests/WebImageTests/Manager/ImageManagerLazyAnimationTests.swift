@@ -5,6 +5,7 @@ import Testing
 @testable import WebImageCodecs
 @testable import WebImageCompat
 import WebImageTestOrigin
+import WebImageCompat
 
 /// `lazyAnimatedImage` through the real manager, downloader and caches, over a loopback
 /// origin: the result holds the poster and an ``AnimatedImage`` whose frames equal the
@@ -155,7 +156,7 @@ struct ImageManagerLazyAnimationTests {
             // Only the poster was transformed so far.
             #expect(transformer.calls == 1)
 
-            let eager = try #require(ImageTransformers.apply(
+            let eager = try #require(ImageTransform.apply(
                 transformer.base, to: try Self.eager(data), transformAnimatedImage: true))
             #expect(response.image.frames == [eager.frames[0]])
             #expect(response.image.cost * 40 < eager.cost)

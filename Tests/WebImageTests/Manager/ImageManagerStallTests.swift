@@ -5,6 +5,7 @@ import Testing
 @testable import WebImageCodecs
 @testable import WebImageCompat
 import WebImageTestOrigin
+import WebImageTestSupport
 
 /// User code that stalls (a custom cache that never answers, a coder stuck in a call)
 /// holds up only the loads that wait for it: the manager and the downloader hold no lock

@@ -3,6 +3,7 @@ import Testing
 @testable import WebImage
 @testable import WebImageCodecs
 import WebImageTestOrigin
+import WebImageCompat
 
 @Suite("ImageManager: where results are stored", .timeLimit(.minutes(1)))
 struct ImageManagerStoreTests {

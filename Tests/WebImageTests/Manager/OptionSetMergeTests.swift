@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageTestSupport
 
 /// ``WebImageOptions`` is the one option set of the manager, its loader and its cache:
 /// a load's options reach a custom ``ImageLoader`` and a custom ``ImageCaching`` as the

@@ -1,6 +1,7 @@
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageCompat
 
 @Suite("Transforming animated images", .timeLimit(.minutes(1)))
 struct AnimatedTransformTests {
@@ -10,14 +11,14 @@ struct AnimatedTransformTests {
     @Test("without transformAnimatedImage an animation is returned untouched")
     func skipped() throws {
         let image = try #require(T.animated())
-        #expect(!ImageTransformers.shouldTransform(image, transformAnimatedImage: false))
-        #expect(ImageTransformers.apply(Self.resize, to: image) == image)
+        #expect(!ImageTransform.shouldTransform(image, transformAnimatedImage: false))
+        #expect(ImageTransform.apply(Self.resize, to: image) == image)
     }
 
     @Test("with transformAnimatedImage every frame is transformed; timing and loops are kept")
     func everyFrame() throws {
         let image = try #require(T.animated())
-        let out = try #require(ImageTransformers.apply(Self.resize, to: image, transformAnimatedImage: true))
+        let out = try #require(ImageTransform.apply(Self.resize, to: image, transformAnimatedImage: true))
         #expect(out.width == 4 && out.height == 3)
         #expect(out.frames.count == 3)
         #expect(out.frames.map(\.pixels.width) == [4, 4, 4])
@@ -30,7 +31,7 @@ struct AnimatedTransformTests {
     func still() throws {
         let image = T.still(T.filled(8, 6, T.red))
         for flag in [false, true] {
-            let out = try #require(ImageTransformers.apply(Self.resize, to: image, transformAnimatedImage: flag))
+            let out = try #require(ImageTransform.apply(Self.resize, to: image, transformAnimatedImage: flag))
             #expect(out.width == 4 && out.height == 3)
         }
     }
@@ -39,7 +40,7 @@ struct AnimatedTransformTests {
     func pipelineOnFrames() throws {
         let image = try #require(T.animated())
         let pipeline = ImagePipelineTransformer([ImageRotationTransformer(angle: 30), ImageBlurTransformer(radius: 1)])
-        let out = try #require(ImageTransformers.apply(pipeline, to: image, transformAnimatedImage: true))
+        let out = try #require(ImageTransform.apply(pipeline, to: image, transformAnimatedImage: true))
         #expect(out.frames.count == 3)
         #expect(out.frames.allSatisfy { $0.pixels.width == out.width && $0.pixels.height == out.height })
         #expect(out.width > 8)

@@ -1,6 +1,7 @@
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageCompat
 
 @Suite("ImageCroppingTransformer", .timeLimit(.minutes(1)))
 struct CroppingTransformerTests {

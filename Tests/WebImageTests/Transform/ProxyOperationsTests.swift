@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageCompat
 
 /// The operations the image proxy is built from (extend, background, pixelate, sharpen,
 /// trim, composite and watermark, smart crop), each checked pixel by pixel against a

@@ -1,6 +1,7 @@
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageCompat
 
 @Suite("ImageRotationTransformer", .timeLimit(.minutes(1)))
 struct RotationTransformerTests {

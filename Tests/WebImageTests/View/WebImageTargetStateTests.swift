@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 /// A target whose setter is slow, which widens the window between a load's "is this
 /// still current?" check and its write.

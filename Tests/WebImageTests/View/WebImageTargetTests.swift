@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+@testable import WebImageCompat
 
 /// A target recording every image it was given, in order.
 final class RecordingTarget: WebImageTarget {

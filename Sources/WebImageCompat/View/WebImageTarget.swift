@@ -1,8 +1,10 @@
+import WebImage
+
 /// Anything that shows an image: SDWebImage's `UIImageView` / `UIView+WebCache`, for
 /// servers, terminals and tests. Conform a class, then call
 /// ``setImage(with:placeholder:options:context:manager:progress:completed:)``.
 ///
-/// ```swift
+/// ```WebImage/swift
 /// let target = HeadlessImageTarget()
 /// target.setImage(with: url, placeholder: spinnerImage, completed: { result in print(result.cacheType) })
 /// ```

@@ -1,3 +1,5 @@
+import WebImage
+
 /// Shows that a target is loading: SDWebImage's `SDWebImageIndicator`.
 ///
 /// Set one as a target's ``WebImageTarget/imageIndicator``; the loading code starts it

@@ -1,8 +1,9 @@
 import Foundation
+import WebImage
 
 /// One load started by the view layer (``WebImageTarget/setImage(with:placeholder:options:context:manager:progress:completed:)``)
-/// or WebImageCompat's callback form of ``ImageManager`` (SDWebImage's
-/// `SDWebImageCombinedOperation`): a thin handle over the load's ``ImageTask`` and the
+/// or the callback form of ``WebImage/ImageManager`` (SDWebImage's
+/// `SDWebImageCombinedOperation`): a thin handle over the load's ``WebImage/ImageTask`` and the
 /// delivery of its results on the load's callback queue.
 ///
 /// ``cancel()`` stops whichever part is running (the cache query, the download, the
@@ -15,9 +16,10 @@ public final class CombinedOperation: Sendable {
     /// The load, or `nil` when it was answered before `loadImage` returned.
     let task: ImageTask?
 
-    init(url: URL?, task: ImageTask?) {
-        self.url = url
-        self.task = task
+    /// The operation of the load `started` (``WebImage/ImageManager``'s operation adapter).
+    init(_ started: ImageManager.StartedOperation) {
+        url = started.url
+        task = started.task
     }
 
     /// The load's priority. A change while the download is queued reorders the

@@ -1,9 +1,10 @@
 import Synchronization
+import WebImage
 
 /// A ``WebImageTarget`` with no screen: it just holds the image. For command-line
 /// programs, servers and tests on Linux.
 ///
-/// ```swift
+/// ```WebImage/swift
 /// let target = HeadlessImageTarget()
 /// target.setImage(with: url, completed: { _ in print(target.image?.width ?? 0) })
 /// ```

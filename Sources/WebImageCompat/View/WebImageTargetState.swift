@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebImage
 
 /// The load state of one ``WebImageTarget``: its running operation per key, the URL
 /// it shows, and its indicator. Thread-safe.
@@ -7,7 +8,7 @@ import Synchronization
 /// Each `setImage` gets a fresh generation number for its key; only the load whose
 /// number is still registered may change the target, so a stale load (superseded, or
 /// cancelled) never overwrites a newer image even when it was not cancelled
-/// (``WebImageOptions/avoidAutoCancelImage``).
+/// (``WebImage/WebImageOptions/avoidAutoCancelImage``).
 ///
 /// The check and the set are one step: a load commits its image here under the lock
 /// (refused when it is no longer current), and then writes the newest committed image

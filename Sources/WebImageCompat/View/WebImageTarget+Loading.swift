@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// Loading an image into a target: SDWebImage's `sd_setImageWithURL` family.
 extension WebImageTarget {
@@ -15,14 +16,14 @@ extension WebImageTarget {
     /// Loads `url` into this target.
     ///
     /// - The load running under the same operation key
-    ///   (``WebImageContext/setImageOperationKey``) is cancelled first, unless
-    ///   ``WebImageOptions/avoidAutoCancelImage``. Either way only the newest load may
+    ///   (`WebImageContext.setImageOperationKey`) is cancelled first, unless
+    ///   ``WebImage/WebImageOptions/avoidAutoCancelImage``. Either way only the newest load may
     ///   change ``WebImageTarget/image``: a stale one never overwrites a newer image.
     /// - `placeholder` is set synchronously, before loading, unless
-    ///   ``WebImageOptions/delayPlaceholder``, which shows it only when the load ends
+    ///   ``WebImage/WebImageOptions/delayPlaceholder``, which shows it only when the load ends
     ///   without an image.
-    /// - The loaded image (and partial images with ``WebImageOptions/progressiveLoad``) is
-    ///   set on the load's callback queue, unless ``WebImageOptions/avoidAutoSetImage``
+    /// - The loaded image (and partial images with ``WebImage/WebImageOptions/progressiveLoad``) is
+    ///   set on the load's callback queue, unless ``WebImage/WebImageOptions/avoidAutoSetImage``
     ///   leaves that to `completed`.
     /// - `completed` runs on the load's callback queue (default the manager's) for every
     ///   result, stale ones included, after the image was set. A `nil` URL completes
@@ -60,7 +61,7 @@ extension WebImageTarget {
             }
             progress?(received, expected)
         }
-        let operation = manager.startOperation(
+        let operation = CombinedOperation(manager.startOperation(
             with: url, options: options, context: context, progress: reportProgress
         ) { [weak self] result, isLast in
             if let self, state.isCurrent(key: key, id: id) {
@@ -75,7 +76,7 @@ extension WebImageTarget {
                 }
             }
             if let result { completed?(result) }
-        }
+        })
         state.attach(operation, key: key, id: id)
         return operation
     }

@@ -1,0 +1,22 @@
+import Dispatch
+import WebImage
+
+extension WebImageContext {
+    /// The queue every callback of the load runs on: SDWebImage's `callbackQueue` context
+    /// option. It should be serial so results arrive in order. `nil`, the default, is the
+    /// serial callback queue of whoever delivers: the manager's own for the view layer and
+    /// the manager's callback form, or for the callback form of a loader
+    /// (`ImageLoaderCallbacks`) or a cache query (`ImageCachingCallbacks`) the loaders'
+    /// or the caches' shared queue. WebImage's `async` forms name no queue and ignore it.
+    public var callbackQueue: DispatchQueue? {
+        get { deliveryQueue }
+        set { deliveryQueue = newValue }
+    }
+
+    /// The key under which a `WebImageTarget` keeps this load; a new load with the same
+    /// key cancels it. `nil`, the default, is `WebImageTargetState.defaultOperationKey`.
+    public var setImageOperationKey: String? {
+        get { viewOperationKey }
+        set { viewOperationKey = newValue }
+    }
+}
