@@ -50,7 +50,8 @@ extension ImageManager {
             }
         }
         let downloaded = try await Self.download(
-            load.url, from: load.loader, options: options, context: context, observer: observer, partial: partial)
+            load.url, from: load.loader, options: options, context: context, observer: observer, partial: partial,
+            decodes: sharedDecodes)
         if load.options.contains(.retryFailed), case .response = downloaded { failedURLs.remove(load.url) }
         return downloaded
     }
@@ -60,10 +61,11 @@ extension ImageManager {
     /// (``ImageStage``) decodes it on the fetcher's decode queue, partial images from the
     /// bytes so far; any other loader loads and decodes itself
     /// (``ImageLoader/loadImage(with:options:context:observer:)``), its thrown 304 read as
-    /// ``Downloaded/notModified(_:)``.
+    /// ``Downloaded/notModified(_:)``. Loads of one body with the fetcher's coders and the
+    /// same decode options share one decode in `decodes`.
     static func download(
         _ url: URL, from loader: any ImageLoader, options: WebImageOptions, context: WebImageContext,
-        observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?
+        observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?, decodes: ImageStage.SharedDecodes
     ) async throws(WebImageError) -> Downloaded {
         guard let fetcher = (loader as? any ImageFetchingLoader)?.fetcher(for: url) else {
             var observer = observer
@@ -112,7 +114,10 @@ extension ImageManager {
                 throw WebImageError(
                     .badImageData, message, httpStatusCode: http.statusCode, underlying: EmptyBodyResponse(http: http))
             }
-            let image = options.contains(.avoidDecodeImage) ? nil : try await stage.image(from: original.data)
+            // A coder of the load's own decodes alone: the key cannot tell two coders apart.
+            let shared = context.imageCoder == nil ? ImageStage.SharedDecode.Body(fetcher: ObjectIdentifier(fetcher), url: url) : nil
+            let image = options.contains(.avoidDecodeImage)
+                ? nil : try await stage.image(from: original.data, sharing: shared, in: decodes)
             return .response(ImageLoadResponse(
                 url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1))
         }

@@ -34,6 +34,54 @@ package struct ImageStage: Sendable {
         try await decodeQueue.decode(data, options: options, lazy: lazy, coder: coder)
     }
 
+    /// ``image(from:)``, decoded once for every load of the same body with the same
+    /// options while it runs: loads that asked for one URL at once share its transfer, and
+    /// here its decode. `shared` names the body; nil decodes alone (a coder of the load's
+    /// own, which the key cannot compare).
+    ///
+    /// The decode runs on the first caller's task; when that caller is cancelled the
+    /// longest-waiting one decodes again on its own (``SingleFlight``), so a cancelled load
+    /// never fails the others.
+    package func image(
+        from data: Data, sharing shared: SharedDecode.Body?, in decodes: SharedDecodes
+    ) async throws(WebImageError) -> DecodedImage {
+        guard let shared else { return try await image(from: data) }
+        let key = SharedDecode(body: shared, data: data, options: options, lazy: lazy)
+        let result: Result<DecodedImage, WebImageError>
+        do throws(WaitError) {
+            result = try await decodes.value(forKey: key) {
+                await Result { () async throws(WebImageError) -> DecodedImage in try await image(from: data) }
+            }
+        } catch {
+            throw .cancelled()
+        }
+        return try result.get()
+    }
+
+    /// Stage B's decodes that are running, one per ``SharedDecode``; an entry lives only
+    /// while its decode runs, so the table holds at most one per running load.
+    package typealias SharedDecodes = SingleFlight<SharedDecode, Result<DecodedImage, WebImageError>>
+
+    /// What makes two decodes one: the same body from the same fetcher and coders, decoded
+    /// with the same options. The bytes themselves are compared, so two transfers of one URL
+    /// that answered differently never share.
+    package struct SharedDecode: Hashable, Sendable {
+        /// Where the body came from: the fetcher (whose coders decode it) and the URL.
+        package struct Body: Hashable, Sendable {
+            let fetcher: ObjectIdentifier
+            let url: URL
+
+            package init(fetcher: ObjectIdentifier, url: URL) {
+                self.fetcher = fetcher
+                self.url = url
+            }
+        }
+        let body: Body
+        let data: Data
+        let options: ImageDecodeOptions
+        let lazy: Bool
+    }
+
     /// Reads `body`'s stream of the bytes received so far and gives each partial image the
     /// progressive coder's incremental decoder makes of them to `deliver` (on the calling
     /// task), one decode at a time; returns when the stream ends or the task is cancelled.

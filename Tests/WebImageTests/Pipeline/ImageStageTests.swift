@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
+import WebImageTestOrigin
 
 /// Stage B, images, on its own: a whole body decodes with the stage's options; a body's
 /// bytes so far give partial images through the progressive coder's incremental decoder;
@@ -104,5 +105,89 @@ struct ImageStageTests {
         body.finish()
         await reader.value
         #expect(coder.calls == 2, "the dropped offers never reached the coder")
+    }
+}
+
+/// Stage B's shared decodes: loads of one body with the same options decode it once.
+@Suite("ImageStage: one decode per body and options", .timeLimit(.minutes(1)))
+struct ImageStageSharedDecodeTests {
+    /// The real PNG coder, counting its decodes; the first waits until released.
+    final class HoldingCoder: ImageCoder {
+        private let gate = DispatchSemaphore(value: 0)
+        private let state = Mutex((decodes: 0, waiting: false))
+        var decodes: Int { state.withLock { $0.decodes } }
+        var isWaiting: Bool { state.withLock { $0.waiting } }
+        func release() { gate.signal() }
+
+        func canDecode(_ data: Data) -> Bool { PNGCoder().canDecode(data) }
+        func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
+            let first = state.withLock { s in
+                s.decodes += 1
+                s.waiting = s.decodes == 1
+                return s.waiting
+            }
+            if first {
+                gate.wait()
+                state.withLock { $0.waiting = false }
+            }
+            return try PNGCoder().decode(data, options: options)
+        }
+        func canEncode(to format: ImageFormat) -> Bool { false }
+        func encode(_ image: DecodedImage, as format: ImageFormat, options: ImageEncodeOptions) throws(WebImageError) -> Data {
+            throw .badImageData("not used")
+        }
+    }
+
+    @Test("callers of one body and options share the running decode; other bytes or options decode on their own")
+    func sharedDecode() async throws {
+        let coder = HoldingCoder()
+        let stage = ImageStageTests.stage(coder: coder)
+        let decodes = ImageStage.SharedDecodes()
+        let png = ManagerTestKit.png(width: 20, height: 10)
+        let body = ImageStage.SharedDecode.Body(fetcher: ObjectIdentifier(coder), url: URL(string: "https://images.test/a.png")!)
+        let first = Task { try await stage.image(from: png, sharing: body, in: decodes) }
+        #expect(await ManagerTestKit.eventually { coder.isWaiting })
+        let second = Task { try await stage.image(from: png, sharing: body, in: decodes) }
+        #expect(await ManagerTestKit.eventually { decodes.waitingCount == 1 }, "the second caller joined the first's decode")
+        coder.release()
+        let (a, b) = (try await first.value, try await second.value)
+        #expect(a.width == 20 && a.height == 10 && a == b)
+        #expect(coder.decodes == 1 && decodes.runningCount == 0)
+
+        // Other bytes of the same URL, and the same bytes at another size, decode again.
+        _ = try await stage.image(from: ManagerTestKit.png(width: 20, height: 10, seed: 9), sharing: body, in: decodes)
+        var thumbnail = ImageDecodeOptions()
+        thumbnail.thumbnailPixelSize = PixelSize(width: 10, height: 5)
+        let small = try await ImageStageTests.stage(thumbnail, coder: coder).image(from: png, sharing: body, in: decodes)
+        #expect(small.width == 10 && small.height == 5)
+        #expect(coder.decodes == 3)
+    }
+
+    @Test("a manager: two loads of one URL at once make one request and one decode")
+    func managerLoads() async throws {
+        let coder = HoldingCoder()
+        let origin = try await TestOrigin.start()
+        let directory = try TemporaryDirectory()
+        var config = DownloaderConfig()
+        config.coders = ImageCodersManager(coders: [coder])
+        let downloader = ImageDownloader(config: config)
+        let manager = ImageManager(cache: ImageCache(namespace: "shared-decode", directory: directory.url), loader: downloader)
+        try await withCleanup {
+            let png = ManagerTestKit.png(width: 24, height: 12)
+            origin.route("/one.png", TestOrigin.Response(body: Array(png), contentType: "image/png"))
+            let url = origin.url("/one.png")
+            let first = Task { try await manager.loadImage(with: url) }
+            #expect(await ManagerTestKit.eventually { coder.isWaiting })
+            let second = Task { try await manager.loadImage(with: url) }
+            #expect(await ManagerTestKit.eventually { manager.sharedDecodes.waitingCount == 1 }, "the second load joined the decode")
+            coder.release()
+            let (a, b) = (try await first.value, try await second.value)
+            #expect(a.image.width == 24 && b.image.width == 24)
+            #expect(coder.decodes == 1, "one decode for both loads")
+            #expect(origin.requestCount("/one.png") == 1, "one transfer for both loads")
+        } cleanup: {
+            await downloader.shutdown()
+            await origin.shutdown()
+        }
     }
 }
