@@ -145,14 +145,15 @@ public final class TestOrigin: Sendable {
         let sslContext = tls ? try SelfSignedCertificate.serverContext() : nil
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // A connection reads once `serveAccepted` has wrapped it.
+            .childChannelOption(.autoRead, value: false)
             .bind(host: host, port: port) { child in
-                child.eventLoop.makeCompletedFuture {
+                child.eventLoop.makeCompletedFuture { () throws -> any Channel in
                     if let sslContext {
                         try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     }
                     try child.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: child)
+                    return child
                 }
             }
         let origin = TestOrigin(
@@ -160,8 +161,8 @@ public final class TestOrigin: Sendable {
         let task = Task {
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in inbound {
-                        group.addTask { await origin.serve(connection) }
+                    for try await child in inbound {
+                        group.addTask { await origin.serveAccepted(child) }
                     }
                 }
             }
@@ -244,6 +245,26 @@ public final class TestOrigin: Sendable {
     }
 
     // MARK: Serving
+
+    /// Wraps an accepted connection in a `NIOAsyncChannel`, lets it read and serves it.
+    ///
+    /// Why here and not in the bootstrap's initializer: a connection accepted while the
+    /// server shuts down is dropped by the server's stream unread, and a dropped
+    /// `NIOAsyncChannel` whose writer was never finished traps the whole test process in
+    /// NIO; a dropped raw channel just stays open until its client closes it.
+    func serveAccepted(_ child: any Channel) async {
+        let wrapped = try? await child.eventLoop.submit {
+            let connection = try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                wrappingChannelSynchronously: child)
+            try child.syncOptions?.setOption(.autoRead, value: true)
+            return connection
+        }.get()
+        guard let wrapped else {
+            try? await child.close()
+            return
+        }
+        await serve(wrapped)
+    }
 
     /// Serves the requests of an HTTP/1.1 connection, or of one HTTP/2 stream converted to
     /// HTTP/1 parts (`isStream`), until it closes.

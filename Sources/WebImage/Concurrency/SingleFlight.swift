@@ -43,6 +43,9 @@ package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sen
     package var startedCount: Int { state.withLock { $0.started } }
     /// Callers waiting on `key`'s run (tests: a joiner has joined).
     package func waitingCount(forKey key: Key) -> Int { state.withLock { $0.entries[key]?.waiters.count ?? 0 } }
+    /// Callers waiting on any key (tests: a joiner has joined a run whose key the test
+    /// cannot spell).
+    package var waitingCount: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// The result of `work` for `key`, run now on this task or joined if
     /// already running.

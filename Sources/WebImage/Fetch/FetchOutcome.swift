@@ -7,8 +7,9 @@ package enum FetchOutcome: Sendable {
     /// The bytes (a 2xx answer, or a file), possibly empty, and the response they came in
     /// (`nil` for files), whose other headers a caller may read (`X-Robots-Tag`).
     case body(OriginalData, http: HTTPResponseInfo?)
-    /// 304: the validators sent still match the stored copy.
-    case notModified
+    /// 304: the validators sent still match the stored copy; with the 304's headers when it
+    /// came over HTTP (its `Cache-Control` renews the copy's freshness).
+    case notModified(HTTPResponseInfo?)
     /// A final status other than 2xx and 304, with its headers; its body is dropped.
     case status(HTTPResponseInfo)
 }

@@ -18,3 +18,14 @@ package protocol ImageFetching<Failure>: Sendable {
     ///   `If-Modified-Since`) that may answer ``FetchOutcome/notModified``.
     func fetch(_ url: URL, validators: HTTPValidators?) async throws(Failure) -> FetchOutcome
 }
+
+/// A loader whose loads ``ImageManager`` runs as a fetch and stage B (``ImageStage``) rather
+/// than through ``ImageLoader/loadImage(with:options:context:observer:)``: it names the
+/// fetcher for a URL, whose ``DownloaderConfig/decodeQueue`` and ``DownloaderConfig/coders``
+/// stage B decodes with. Conformers: ``ImageDownloader`` (itself, for http and https) and
+/// ``ImageLoadersManager`` (the member that takes the URL, when it is one). Any other loader,
+/// and a URL whose fetcher is `nil`, loads through its own `loadImage`.
+package protocol ImageFetchingLoader: ImageLoader {
+    /// The fetcher for `url`, or `nil` when this loader loads it another way.
+    func fetcher(for url: URL) -> ImageDownloader?
+}

@@ -33,8 +33,9 @@ struct DownloadCaller: Sendable {
         options.contains(.progressiveLoad) && decodeKey != .dataOnly && observer.partialImage != nil
     }
 
-    /// Whether the body's chunks matter to this caller: it observes progress or wants partial images.
-    var watchesBody: Bool { observer.progress != nil || wantsPartials }
+    /// Whether the body's chunks matter to this caller: it observes progress, wants partial
+    /// images or reads the bytes so far.
+    var watchesBody: Bool { observer.progress != nil || wantsPartials || observer.bodySoFar != nil }
 }
 
 /// A final result for one caller, to hand over once the downloader's lock is released.

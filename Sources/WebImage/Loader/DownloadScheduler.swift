@@ -9,10 +9,13 @@ import Foundation
 /// `Transaction.StateMachine`.
 ///
 /// Coalescing: a caller joins the transfer whose coalescing key matches until that
-/// transfer's last decode ended: while it is queued or running it waits for the body;
-/// once the body is complete, a data-only caller gets it at once and another waits for
-/// the decode it asks for (started if no earlier caller asked for the same one). So a
-/// decode that takes long (or a coder that stalls) never causes a second request. Priority: a queued transfer runs at its callers' highest priority.
+/// transfer's last decode ended and the last hold on its body was released: while it is
+/// queued or running it waits for the body; once the body is complete, a data-only caller
+/// gets it at once and another waits for the decode it asks for (started if no earlier
+/// caller asked for the same one). A data-only caller that decodes the body itself (the
+/// manager's stage B) holds it with a ``BodyLease`` until its decode ended. So a decode
+/// that takes long (or a coder that stalls), here or in stage B, never causes a second
+/// request. Priority: a queued transfer runs at its callers' highest priority.
 struct DownloadScheduler {
     enum Phase { case queued, running, delivering }
 
@@ -28,6 +31,10 @@ struct DownloadScheduler {
         /// The finished body, while its decodes run.
         var body: ImageLoadResponse?
         var pendingDecodes: Set<DownloadCaller.DecodeKey> = []
+        /// Data-only callers still holding the finished body (``BodyLease``).
+        var leases = 0
+        /// Whether nothing needs the finished body any more.
+        var isDone: Bool { pendingDecodes.isEmpty && leases == 0 }
 
         var priority: ImageLoadPriority { callers.map(\.priority).max() ?? .normal }
     }
@@ -62,7 +69,8 @@ struct DownloadScheduler {
         /// The caller waits on transfer `id`; `start` are the transfers to start now. For a
         /// transfer whose body is complete: `delivery` answers a data-only caller now, and
         /// `decode` is a decode of `body` to run for this caller.
-        case waiting(id: UInt64, start: [DownloadTransfer], delivery: DownloadDelivery? = nil,
+        /// `lease`: the data-only caller's hold on the body it is answered with now.
+        case waiting(id: UInt64, start: [DownloadTransfer], delivery: DownloadDelivery? = nil, lease: BodyLease? = nil,
                      decode: (key: DownloadCaller.DecodeKey, coder: any ImageCoder, transfer: DownloadTransfer, body: Data)? = nil)
     }
 
@@ -71,7 +79,9 @@ struct DownloadScheduler {
         guard !isShutDown else { return .rejected }
         if let id = joinable[key], let entry = entries[id], entry.phase == .delivering, let body = entry.body {
             if caller.decodeKey == .dataOnly {
-                return .waiting(id: id, start: [], delivery: DownloadDelivery(caller, .success(body)))
+                let lease = caller.observer.bodyLease
+                if lease != nil { entries[id]?.leases += 1 }
+                return .waiting(id: id, start: [], delivery: DownloadDelivery(caller, .success(body)), lease: lease)
             }
             entries[id]?.callers.append(caller)
             guard !entry.pendingDecodes.contains(caller.decodeKey), let data = body.data else { return .waiting(id: id, start: []) }
@@ -156,6 +166,13 @@ struct DownloadScheduler {
         return entry.callers.compactMap(\.observer.progress)
     }
 
+    /// The callers' readers of the bytes so far (``ImageLoadObserver/bodySoFar``), while the
+    /// body is being read.
+    func bodyReaders(of id: UInt64) -> [@Sendable (Data) -> Void] {
+        guard let entry = entries[id], entry.phase == .running else { return [] }
+        return entry.callers.compactMap(\.observer.bodySoFar)
+    }
+
     /// Claims the transfer's one partial-decode slot when a caller wants partial images:
     /// the coder and options of the first such caller, and the incremental decoder made
     /// by an earlier partial decode (`nil` the first time: the claimant makes it, off the lock).
@@ -187,6 +204,8 @@ struct DownloadScheduler {
         var deliveries: [DownloadDelivery] = []
         /// Decodes to run, one per distinct request among the callers.
         var decodes: [(key: DownloadCaller.DecodeKey, coder: any ImageCoder)] = []
+        /// The holds on the body of the data-only callers answered now.
+        var leases: [BodyLease] = []
     }
 
     /// A started transfer's network part ended (every started transfer reports once):
@@ -205,18 +224,18 @@ struct DownloadScheduler {
             entry.body = body
             for caller in entry.callers where caller.decodeKey == .dataOnly {
                 end.deliveries.append(DownloadDelivery(caller, .success(body)))
+                if let lease = caller.observer.bodyLease {
+                    entry.leases += 1
+                    end.leases.append(lease)
+                }
             }
             entry.callers.removeAll { $0.decodeKey == .dataOnly }
             for caller in entry.callers where !entry.pendingDecodes.contains(caller.decodeKey) {
                 entry.pendingDecodes.insert(caller.decodeKey)
                 end.decodes.append((caller.decodeKey, caller.coder))
             }
-            if entry.pendingDecodes.isEmpty {
-                entries[id] = entry
-                remove(id)
-            } else {
-                entries[id] = entry
-            }
+            entries[id] = entry
+            if entry.isDone { remove(id) }
         }
         return end
     }
@@ -235,8 +254,16 @@ struct DownloadScheduler {
         entry.callers.removeAll { $0.decodeKey == key }
         entry.pendingDecodes.remove(key)
         entries[id] = entry
-        if entry.pendingDecodes.isEmpty { remove(id) }
+        if entry.isDone { remove(id) }
         return deliveries
+    }
+
+    /// A data-only caller released its hold on transfer `id`'s body (``BodyLease``).
+    mutating func releaseBody(of id: UInt64) {
+        guard var entry = entries[id], entry.phase == .delivering, entry.leases > 0 else { return }
+        entry.leases -= 1
+        entries[id] = entry
+        if entry.isDone { remove(id) }
     }
 
     /// Ends every transfer: callers get `cancelled`; returns the running transfers to cancel.

@@ -119,10 +119,13 @@ public struct DownloaderConfig: Sendable {
 
     // MARK: Decoding
 
-    /// The coders used when a request's context names none. Default ``WebImageCodecs/ImageCodersManager/shared``.
+    /// The coders used when a request's context names none, here and in an ``ImageManager``'s
+    /// decode of a body it fetched through this downloader. Default ``WebImageCodecs/ImageCodersManager/shared``.
     public var coders: any ImageCoder = ImageCodersManager.shared
     /// Where final and partial decodes run (never on a network thread), and where coders
-    /// are asked whether they decode incrementally. Default ``WebImageCodecs/DecodeQueue/shared``.
+    /// are asked whether they decode incrementally: this downloader's, and an
+    /// ``ImageManager``'s for the bodies it fetches through this downloader (its stage B).
+    /// Default ``WebImageCodecs/DecodeQueue/shared``.
     public var decodeQueue: DecodeQueue = .shared
 
     /// The defaults listed on each property.

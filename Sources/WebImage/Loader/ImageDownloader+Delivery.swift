@@ -38,15 +38,17 @@ extension ImageDownloader {
         for progress in observers { progress(received, expected) }
     }
 
-    /// A body chunk arrived (on the event loop): progress, and a partial decode of the
-    /// bytes so far when a caller wants partial images and none is running.
+    /// A body chunk arrived (on the event loop): progress, the bytes so far to the callers
+    /// that read them, and a partial decode of them when a caller wants partial images and
+    /// none is running.
     func chunkArrived(of transfer: DownloadTransfer, received: Int, expected: Int, data: Data, http: HTTPResponseInfo) {
         guard transfer.isWatched else { return }
-        let (observers, claim) = scheduler.withLock { s in
+        let (observers, readers, claim) = scheduler.withLock { s in
             (s.progress(of: transfer.id, received: received, interval: config.minimumProgressInterval, force: false, now: .now),
-             s.claimPartialDecode(of: transfer.id))
+             s.bodyReaders(of: transfer.id), s.claimPartialDecode(of: transfer.id))
         }
         for progress in observers { progress(received, expected) }
+        for read in readers { read(data) }
         guard let claim else { return }
         config.decodeQueue.submit { [self] in
             // The coder is asked here, on the decode queue and outside any lock.
@@ -86,6 +88,7 @@ extension ImageDownloader {
         // before those of a transfer it starts.
         if case .success = outcome { emit(.finished(transfer.url)) }
         emit(.stopped(transfer.url))
+        for lease in end.leases { lease.attach { [weak self] in self?.releaseBody(of: transfer.id) } }
         end.deliveries.perform()
         guard case .success(let body) = outcome, let data = body.data else { return }
         for (key, coder) in end.decodes { runDecode(key, coder: coder, of: transfer, data: data) }

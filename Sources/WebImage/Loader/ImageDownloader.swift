@@ -24,7 +24,10 @@ import Synchronization
 /// - **Coalescing**: a request whose transfer is queued or running joins it when the two
 ///   requests are the same on the wire: URL, every header after the request modifier
 ///   (credentials, cookies, validators) and TLS settings; otherwise it gets its own
-///   transfer. A request after the body arrived starts anew.
+///   transfer. A request after the body arrived starts anew, unless the body is still
+///   being decoded: by this downloader for another caller, or by an ``ImageManager`` that
+///   fetched it undecoded and decodes it on ``DownloaderConfig/decodeQueue`` itself (it
+///   holds the body until then); such a request gets the body at once.
 /// - **Security and retries**: ``DownloaderConfig/hopPolicy`` (source allowlist and SSRF
 ///   guard) checks the first request and every redirect hop; ``DownloaderConfig/retryPolicy``
 ///   retries transient failures, resuming a body cut off mid-way with a `Range` request.
@@ -92,7 +95,8 @@ public final class ImageDownloader: ImageLoader {
 
     // MARK: Status and control
 
-    /// Transfers queued, running or decoding (a URL with several callers counts once).
+    /// Transfers queued, running, or whose body is still being decoded (here, or by a
+    /// caller that holds it to decode it itself); a URL with several callers counts once.
     public var currentDownloadCount: Int { scheduler.withLock { $0.entries.count } }
 
     /// While `true`, queued transfers do not start; running ones continue. Default `false`.
@@ -250,7 +254,7 @@ public final class ImageDownloader: ImageLoader {
             }
             return (caller.id, join, s.running, s.queuedCount)
         }
-        guard case .waiting(let transferID, let start, let delivery, let decode) = join else {
+        guard case .waiting(let transferID, let start, let delivery, let lease, let decode) = join else {
             let refused = DownloadCaller(
                 id: callerID, options: prepared.options, priority: .normal, decodeKey: prepared.decodeKey,
                 coder: config.coders, observer: observer, completion: completion)
@@ -260,6 +264,7 @@ public final class ImageDownloader: ImageLoader {
         Self.record(running: running, queued: queued)
         for transfer in start { transfer.start() }
         if let delivery {
+            lease?.attach { [weak self] in self?.releaseBody(of: transferID) }
             delivery.perform()
             return nil
         }
@@ -284,6 +289,11 @@ public final class ImageDownloader: ImageLoader {
         abandoned?.cancel()
         if let caller { DownloadDelivery(caller, .failure(.cancelled())).perform() }
         Self.record(running: running, queued: queued)
+    }
+
+    /// A data-only caller's ``BodyLease`` on transfer `transferID`'s body was released.
+    func releaseBody(of transferID: UInt64) {
+        scheduler.withLock { $0.releaseBody(of: transferID) }
     }
 
     /// Records the transfer counts read under the lock, after it is released (a metrics

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the caller of ``ImageLoader/loadImage(with:options:context:observer:)`` hears
 /// while the load runs, and the token it steers the load with.
 ///
@@ -13,6 +15,13 @@ public struct ImageLoadObserver: Sendable {
     public var partialImage: (@Sendable (ImageLoadResponse) -> Void)?
     /// The caller's handle: priority changes and ``ImageLoadToken/cancel()`` reach the load.
     public var token: ImageLoadToken?
+    /// The bytes received so far, with every chunk while the body is read (for
+    /// ``ImageDownloader``, on the transfer's event loop): what stage B's incremental decoder
+    /// reads (``BodyProgress``) when the manager fetches the body and decodes it itself.
+    package var bodySoFar: (@Sendable (Data) -> Void)? = nil
+    /// A data-only caller's hold on the finished body while it decodes it itself: until it is
+    /// released, a request for the same body joins the transfer instead of fetching again.
+    package var bodyLease: BodyLease? = nil
 
     /// An observer; every part is optional.
     public init(

@@ -11,7 +11,7 @@ import Synchronization
 /// (`ImageLoadersManager.shared.allowedSchemes.insert(.file)`), since URLs from untrusted
 /// input must not read local files. Thread-safe. Its callback form (WebImageCompat's
 /// ``WebImageCompat/ImageLoaderCallbacks``) hands each request to the member's own.
-public final class ImageLoadersManager: ImageLoader {
+public final class ImageLoadersManager: ImageLoader, ImageFetchingLoader {
     /// The shared manager with the built-in loaders.
     public static let shared = ImageLoadersManager(
         loaders: [FileImageLoader(), DataURLImageLoader(), ImageDownloader.shared])
@@ -83,6 +83,12 @@ public final class ImageLoadersManager: ImageLoader {
         if text.isEmpty { return WebImageError(.invalidURL, "The URL is empty") }
         if isSwitchedOff(url) { return WebImageError(.invalidURL, "\(url?.scheme ?? "This") URLs are switched off: \(text)") }
         return WebImageError(.invalidURL, "No loader handles \(text)")
+    }
+
+    /// The fetcher of the member that handles `url`, when that member has one
+    /// (``ImageFetchingLoader``).
+    package func fetcher(for url: URL) -> ImageDownloader? {
+        (loader(for: url) as? any ImageFetchingLoader)?.fetcher(for: url)
     }
 
     /// Asks the loader that handles `url`; `false` when there is none (as

@@ -28,13 +28,15 @@ extension ImageManager {
         }
         let validators = await readValidators(load)
         do throws(WebImageError) {
-            let response = try await download(load, validators: validators, isRevalidation: true)
-            load.task.finish(try await complete(downloaded: response, for: load), isLast: true)
-        } catch where error.code == .cacheNotModified {
-            // Reading the original entry once refreshes its access date, so age-based
-            // expiry starts over.
-            if let key = load.validatorKey { _ = await load.cache.diskData(forKey: key) }
-            load.task.finish(nil, isLast: true)
+            switch try await download(load, validators: validators, isRevalidation: true) {
+            case .response(let response):
+                load.task.finish(try await complete(downloaded: response, for: load), isLast: true)
+            case .notModified:
+                // Reading the original entry once refreshes its access date, so age-based
+                // expiry starts over.
+                if let key = load.validatorKey { _ = await load.cache.diskData(forKey: key) }
+                load.task.finish(nil, isLast: true)
+            }
         } catch where error.code != .cancelled {
             Self.logger.debug("Revalidating \(load.url.redactedForLog) failed: \(error)")
             load.task.finish(nil, isLast: true)
@@ -58,14 +60,15 @@ extension ImageManager {
                 return
             }
             do throws(WebImageError) {
-                let response = try await download(load, validators: stored, isRevalidation: true)
-                load.task.finish(try await complete(downloaded: response, for: load), isLast: true)
-            } catch where error.code == .cacheNotModified {
-                if let key = load.validatorKey {
-                    let fresh = Self.merging(stored, with: (error.underlyingError as? NotModifiedResponse)?.http)
-                    await storeValidators(fresh, forKey: key, in: load.cache)
+                switch try await download(load, validators: stored, isRevalidation: true) {
+                case .response(let response):
+                    load.task.finish(try await complete(downloaded: response, for: load), isLast: true)
+                case .notModified(let http):
+                    if let key = load.validatorKey {
+                        await storeValidators(Self.merging(stored, with: http), forKey: key, in: load.cache)
+                    }
+                    load.task.finish(load.result(hit), isLast: true)
                 }
-                load.task.finish(load.result(hit), isLast: true)
             } catch where staleIfError && error.code != .cancelled {
                 Self.logger.debug("Serving stale \(load.url.redactedForLog) (stale-if-error): \(error)")
                 load.task.finish(load.result(hit), isLast: true)
@@ -81,6 +84,8 @@ extension ImageManager {
         var options = load.options.loaderOptions
         options.insert(.lowPriority)
         options.remove(.progressiveLoad)
+        // A result kept apart is derived again from the new data later: no decode now.
+        if load.isKeptApart { options.insert(.avoidDecodeImage) }
         let canValidate = stored?.canValidate == true
         if canValidate { options.insert(.useHTTPCache) }
         let context = load.context.loaderContext(options: load.options, originalKey: key, validators: canValidate ? stored : nil)
@@ -88,7 +93,15 @@ extension ImageManager {
         trackRevalidation(token) { [self, options] in
             let observer = ImageLoadObserver(token: token)
             do throws(WebImageError) {
-                let response = try await load.loader.loadImage(with: load.url, options: options, context: context, observer: observer)
+                let downloaded = try await Self.download(
+                    load.url, from: load.loader, options: options, context: context, observer: observer, partial: nil,
+                    decodes: sharedDecodes)
+                guard case .response(let response) = downloaded else {
+                    if case .notModified(let http) = downloaded {
+                        await storeValidators(Self.merging(stored, with: http), forKey: key, in: load.cache)
+                    }
+                    return
+                }
                 guard let data = response.data, response.http?.isNoStore != true else { return }
                 let image = load.isKeptApart ? nil : response.image
                 let validators = response.http?.validators
@@ -98,9 +111,6 @@ extension ImageManager {
                 if load.isKeptApart, let resultKey = load.key {
                     await load.cache.removeImage(forKey: resultKey, cacheType: .all)
                 }
-            } catch where error.code == .cacheNotModified {
-                let fresh = Self.merging(stored, with: (error.underlyingError as? NotModifiedResponse)?.http)
-                await storeValidators(fresh, forKey: key, in: load.cache)
             } catch {
                 Self.logger.debug("Revalidating \(load.url.redactedForLog) in the background failed: \(error)")
             }

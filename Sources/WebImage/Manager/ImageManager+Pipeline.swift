@@ -88,7 +88,7 @@ extension ImageManager {
             load.task.finish(load.result(image: nil, data: nil, cacheType: .none), isLast: true)
             return
         }
-        let response = try await download(load, validators: nil, isRevalidation: false)
+        let response = try await download(load, validators: nil, isRevalidation: false).response(for: load.url)
         load.task.finish(try await complete(downloaded: response, for: load), isLast: true)
     }
 }

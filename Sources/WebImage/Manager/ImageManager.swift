@@ -25,12 +25,14 @@ import Synchronization
 ///   on the calling thread or task. The rest runs on the load's task (the caller's own
 ///   for ``loadImage(with:options:context:)``, a new one otherwise), which only decides and
 ///   suspends: a disk read on the calling task when the kernel has the file cached, else
-///   on the cache's I/O pool; the network on AsyncHTTPClient's event loops; decoding, the
-///   transformer, ``ImageManagerDelegate/transformDownloadedImage(_:for:)`` and the cache
-///   serializer on ``decodeQueue`` (the downloader's and the cache's decode queues for
-///   their decodes); disk writes on the disk cache's I/O queue, in the background unless
-///   ``WebImageOptions/waitStoreCache``. A cache miss pays one hop to the network, one to
-///   the decode queue and one back. The manager's one queue of its own, a serial callback
+///   on the cache's I/O pool; the network on AsyncHTTPClient's event loops; the decode of a
+///   download in stage B (`ImageStage`) on the downloader's ``DownloaderConfig/decodeQueue``
+///   (a loader that is no ``ImageDownloader`` decodes where it says), a disk hit's on the
+///   cache's; the transformer, ``ImageManagerDelegate/transformDownloadedImage(_:for:)``, the
+///   cache serializer and lazy decodes of cached originals on ``decodeQueue``; disk writes
+///   on the disk cache's I/O queue, in the background unless
+///   ``WebImageOptions/waitStoreCache``. A cache miss pays a hop to the network and back,
+///   then one to the decode queue and back. The manager's one queue of its own, a serial callback
 ///   queue, only delivers WebImageCompat's view layer's and callback form's results; its bookkeeping (settings, running loads,
 ///   failed URLs) is behind `Mutex`es held only to read or change it, never while any of
 ///   this runs.
@@ -75,6 +77,9 @@ public final class ImageManager: Sendable {
     }
     private let settings = Mutex(Settings())
     let failedURLs: FailedURLSet
+    /// Stage B's decodes of downloaded bodies that are running: loads of one URL at once
+    /// share the transfer and then the decode (one entry per running decode).
+    let sharedDecodes = ImageStage.SharedDecodes()
     /// Loads not ended yet, and background revalidations: what ``cancelAll()`` reaches.
     private let running = Mutex<(loads: [ObjectIdentifier: ImageTask], revalidations: [ObjectIdentifier: ImageLoadToken])>(([:], [:]))
     static let logger = Logger(label: "WebImage.ImageManager")

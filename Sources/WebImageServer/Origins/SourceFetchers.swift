@@ -24,7 +24,7 @@ extension S3Client: ImageFetching {
         let etag = validators?.etag
         switch try await get(bucket: bucket, key: key, versionID: version, ifNoneMatch: etag,
                              ifModifiedSince: etag == nil ? validators?.lastModified : nil) {
-        case .notModified: return .notModified
+        case .notModified: return .notModified(nil)
         case .object(let original, _, _): return .body(original, http: nil)
         }
     }

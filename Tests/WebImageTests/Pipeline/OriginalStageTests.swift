@@ -29,15 +29,18 @@ struct OriginalStageTests {
         var config = DownloaderConfig.default
         config.acceptableStatusCodes = Set(200..<300).union([429])
         try await Self.withOrigin(config: config) { origin, downloader in
-            origin.route("/304", .init(status: 304))
+            origin.route("/304", .init(status: 304, headers: [("Cache-Control", "max-age=60")]))
             origin.route("/empty", .init(status: 200, contentType: "image/png", headers: [("ETag", "\"e\"")]))
             origin.route("/429", .init(status: 429, body: Array("slow down".utf8), headers: [("Retry-After", "7")]))
             origin.route("/404", .status(404))
 
-            guard case .notModified = try await downloader.fetch(origin.url("/304"), validators: nil) else {
+            guard case .notModified(let notModified) = try await downloader.fetch(origin.url("/304"), validators: nil) else {
                 Issue.record("a 304 is .notModified")
                 return
             }
+            // Its headers come along: the manager renews a stored copy's freshness from them.
+            #expect(notModified?.statusCode == 304)
+            #expect(notModified?.headers["Cache-Control"] == "max-age=60")
             guard case .body(let empty, let http) = try await downloader.fetch(origin.url("/empty"), validators: nil) else {
                 Issue.record("an empty 200 is an empty body")
                 return
@@ -56,12 +59,37 @@ struct OriginalStageTests {
         }
     }
 
+    @Test("a fetch caller's BodyLease keeps the finished body for later callers until it is released")
+    func bodyLease() async throws {
+        try await Self.withOrigin { origin, downloader in
+            origin.route("/held", .init(body: Self.bytes, contentType: "image/png"))
+            let url = origin.url("/held")
+            let lease = BodyLease()
+            var observer = ImageLoadObserver()
+            observer.bodyLease = lease
+            _ = try await downloader.fetch(url, options: [], context: WebImageContext(), observer: observer)
+            // While it is held (stage B decoding it), a fetch of the same request gets it without a request.
+            guard case .body(let again, _) = try await downloader.fetch(url, validators: nil) else {
+                Issue.record("the held body is a body")
+                return
+            }
+            #expect(again.data == Data(Self.bytes))
+            #expect(origin.requestCount("/held") == 1)
+            #expect(downloader.currentDownloadCount == 1)
+            lease.release()
+            lease.release()
+            #expect(downloader.currentDownloadCount == 0)
+            _ = try await downloader.fetch(url, validators: nil)
+            #expect(origin.requestCount("/held") == 2)
+        }
+    }
+
     @Test("the stage turns a 304 with nothing stored, an empty body and a status into its error")
     func stageErrors() async throws {
         var config = DownloaderConfig.default
         config.acceptableStatusCodes = Set(200..<300).union([429])
         try await Self.withOrigin(config: config) { origin, downloader in
-            origin.route("/304", .init(status: 304))
+            origin.route("/304", .init(status: 304, headers: [("Cache-Control", "max-age=60")]))
             origin.route("/empty", .init(status: 200, contentType: "image/png"))
             origin.route("/429", .init(status: 429, body: Array("slow down".utf8)))
             let stage = Self.stage()
