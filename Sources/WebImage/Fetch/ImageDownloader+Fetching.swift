@@ -12,7 +12,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     /// ``loadImage(with:options:context:observer:)``).
     ///
     /// A 304, an empty body and a status ``DownloaderConfig/acceptableStatusCodes`` lets
-    /// through are outcomes, not errors.
+    /// through are outcomes, not errors; a status other than 2xx is ``FetchOutcome/status(_:)``.
     package func fetch(
         _ url: URL, validators: HTTPValidators?, options: WebImageOptions
     ) async throws(WebImageError) -> FetchOutcome {
@@ -22,7 +22,10 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
             options.insert(.useHTTPCache)
             context.validators = validators
         }
-        return try await fetch(url, options: options, context: context, observer: ImageLoadObserver())
+        let outcome = try await fetch(url, options: options, context: context, observer: ImageLoadObserver())
+        // A stage or a bulk job judges a status itself (a 429's Retry-After): non-2xx is handed over.
+        if case .body(_, let http?) = outcome, !(200..<300).contains(http.statusCode) { return .status(http) }
+        return outcome
     }
 
     /// The body of `url` as a load with `options` and `context` requests it (the request
@@ -30,7 +33,8 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     /// the bytes so far (``ImageLoadObserver/bodySoFar``), the token's priority and
     /// cancellation. Nothing is decoded; the decode options in `options` and `context` are
     /// not read. It joins a transfer of the same request as ``loadImage(with:options:context:observer:)``
-    /// does and runs where it runs.
+    /// does and runs where it runs. Every status ``DownloaderConfig/acceptableStatusCodes``
+    /// lets through counts as success, as it says: its body is a ``FetchOutcome/body(_:http:)``.
     package func fetch(
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> FetchOutcome {
@@ -53,6 +57,6 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
 
     private static func outcome(_ data: Data, http: HTTPResponseInfo?) -> FetchOutcome {
         guard let http else { return .body(OriginalData(data: data), http: nil) }
-        return (200..<300).contains(http.statusCode) ? .body(OriginalData(data: data, http: http), http: http) : .status(http)
+        return .body(OriginalData(data: data, http: http), http: http)
     }
 }

@@ -59,6 +59,36 @@ struct OriginalStageTests {
         }
     }
 
+    @Test("a status acceptableStatusCodes lets through counts as success for a manager, as DownloaderConfig says: its body is the image")
+    func acceptedStatusIsSuccess() async throws {
+        var config = DownloaderConfig.default
+        config.acceptableStatusCodes = Set(200..<300).union([404])
+        try await Self.withOrigin(config: config) { origin, downloader in
+            // A site that answers a missing image with a placeholder picture and 404.
+            let png = ManagerTestKit.png(width: 6, height: 4)
+            origin.route("/placeholder", .init(status: 404, body: Array(png), contentType: "image/png"))
+            let directory = try TemporaryDirectory()
+            let manager = ImageManager(cache: ImageCache(namespace: "status", directory: directory.url), loader: downloader)
+            let loaded = try await manager.loadImage(with: origin.url("/placeholder"))
+            #expect(loaded.image.width == 6 && loaded.image.height == 4)
+            // The fetcher's own form still hands the status to its caller to judge.
+            guard case .status(let http) = try await downloader.fetch(origin.url("/placeholder"), validators: nil) else {
+                Issue.record("a 404 through ImageFetching is .status")
+                return
+            }
+            #expect(http.statusCode == 404)
+        }
+        // Without it, the 404 fails the load.
+        try await Self.withOrigin { origin, downloader in
+            origin.route("/placeholder", .init(status: 404, body: Array(ManagerTestKit.png()), contentType: "image/png"))
+            let directory = try TemporaryDirectory()
+            let manager = ImageManager(cache: ImageCache(namespace: "status", directory: directory.url), loader: downloader)
+            await #expect { try await manager.loadImage(with: origin.url("/placeholder")) } throws: { error in
+                (error as? WebImageError)?.code == .invalidDownloadStatusCode && (error as? WebImageError)?.httpStatusCode == 404
+            }
+        }
+    }
+
     @Test("a fetch caller's BodyLease keeps the finished body for later callers until it is released")
     func bodyLease() async throws {
         try await Self.withOrigin { origin, downloader in
