@@ -57,16 +57,17 @@ struct ImageStageTests {
         #expect(images.allSatisfy { $0.isIncremental && $0.width == 512 && $0.height == 512 })
     }
 
-    /// A progressive coder that never decodes incrementally and holds its first call until
-    /// released, counting the calls.
-    final class GatedCoder: ProgressiveImageCoder {
+    /// Counts calls and holds the first one on its thread until released: a coder stalled
+    /// where the test wants it.
+    final class FirstCallHold: Sendable {
         private let gate = DispatchSemaphore(value: 0)
         private let state = Mutex((calls: 0, waiting: false))
         var calls: Int { state.withLock { $0.calls } }
         var isWaiting: Bool { state.withLock { $0.waiting } }
         func release() { gate.signal() }
 
-        func canDecodeIncrementally(_ data: Data) -> Bool {
+        /// Counts this call; the first waits here until ``release()``.
+        func enter() {
             let first = state.withLock { s in
                 s.calls += 1
                 s.waiting = s.calls == 1
@@ -76,6 +77,19 @@ struct ImageStageTests {
                 gate.wait()
                 state.withLock { $0.waiting = false }
             }
+        }
+    }
+
+    /// A progressive coder that never decodes incrementally and holds its first call until
+    /// released, counting the calls.
+    final class GatedCoder: ProgressiveImageCoder {
+        let hold = FirstCallHold()
+        var calls: Int { hold.calls }
+        var isWaiting: Bool { hold.isWaiting }
+        func release() { hold.release() }
+
+        func canDecodeIncrementally(_ data: Data) -> Bool {
+            hold.enter()
             return false
         }
         func makeIncrementalDecoder(options: ImageDecodeOptions) -> any ProgressiveImageDecoder {
@@ -113,23 +127,14 @@ struct ImageStageTests {
 struct ImageStageSharedDecodeTests {
     /// The real PNG coder, counting its decodes; the first waits until released.
     final class HoldingCoder: ImageCoder {
-        private let gate = DispatchSemaphore(value: 0)
-        private let state = Mutex((decodes: 0, waiting: false))
-        var decodes: Int { state.withLock { $0.decodes } }
-        var isWaiting: Bool { state.withLock { $0.waiting } }
-        func release() { gate.signal() }
+        let hold = ImageStageTests.FirstCallHold()
+        var decodes: Int { hold.calls }
+        var isWaiting: Bool { hold.isWaiting }
+        func release() { hold.release() }
 
         func canDecode(_ data: Data) -> Bool { PNGCoder().canDecode(data) }
         func decode(_ data: Data, options: ImageDecodeOptions) throws(WebImageError) -> DecodedImage {
-            let first = state.withLock { s in
-                s.decodes += 1
-                s.waiting = s.decodes == 1
-                return s.waiting
-            }
-            if first {
-                gate.wait()
-                state.withLock { $0.waiting = false }
-            }
+            hold.enter()
             return try PNGCoder().decode(data, options: options)
         }
         func canEncode(to format: ImageFormat) -> Bool { false }
