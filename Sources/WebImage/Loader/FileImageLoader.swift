@@ -57,7 +57,7 @@ public final class FileImageLoader: ImageLoader {
 
     /// Missing files may appear later, so they are not blocked; other failures are.
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
-        error.code != .invalidURL && !Self.isNeverBlocked(error)
+        error.code != .invalidURL && !FailedURLPolicy.isNeverBlocked(error)
     }
 
     /// Reads a regular file of at most `limit` bytes, refusing anything else (a FIFO, a

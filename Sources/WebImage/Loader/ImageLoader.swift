@@ -57,20 +57,7 @@ extension ImageLoader {
     /// ``WebImageCodecs/WebImageError/Code/sourceNotAllowed``: they say nothing about the URL's server and
     /// must not make it look down).
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
-        !Self.isNeverBlocked(error)
-    }
-
-    static var transientCodes: Set<WebImageError.Code> {
-        [.cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost]
-    }
-
-    /// Codes no loader's default policy puts on the block list.
-    static var neverBlockedCodes: Set<WebImageError.Code> { transientCodes.union([.forbiddenAddress, .sourceNotAllowed]) }
-
-    /// Whether no loader's default policy blocks `error`: a never-blocked code or a
-    /// status worth retrying (``RetryPolicy/isRetryable(_:)``).
-    static func isNeverBlocked(_ error: WebImageError) -> Bool {
-        neverBlockedCodes.contains(error.code) || RetryPolicy.isRetryable(error)
+        !FailedURLPolicy.isNeverBlocked(error)
     }
 
     /// Loads `url` and returns the final response; partial images and progress are not

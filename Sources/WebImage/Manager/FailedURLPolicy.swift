@@ -25,3 +25,28 @@ public struct FailedURLPolicy: Sendable, Hashable {
         value.isNaN ? 0 : min(max(value, 0), 2_592_000)
     }
 }
+
+/// Which failures may put a URL on the block list: one classification for the manager and
+/// the loaders' default policies.
+extension FailedURLPolicy {
+    /// Failures another attempt may cure.
+    private static let transientCodes: Set<WebImageError.Code> = [
+        .cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost,
+    ]
+
+    /// Whether a loader's default policy (``ImageLoader/shouldBlockFailedURL(_:error:)``)
+    /// leaves `error` off the list: a transient failure, a status worth retrying
+    /// (``RetryPolicy/isRetryable(_:)``) or a refusal of the hop policy (which says nothing
+    /// about the URL's server and must not make it look down).
+    package static func isNeverBlocked(_ error: WebImageError) -> Bool {
+        transientCodes.contains(error.code) || [.forbiddenAddress, .sourceNotAllowed].contains(error.code)
+            || RetryPolicy.isRetryable(error)
+    }
+
+    /// Whether `error` may put a URL on the list at all, whatever a loader or delegate
+    /// says: not what ``isNeverBlocked(_:)`` leaves off, nor a 304, a URL already blocked or a
+    /// cache-only miss, which say nothing about the URL.
+    package static func mayBlock(_ error: WebImageError) -> Bool {
+        !isNeverBlocked(error) && ![.cacheNotModified, .blackListed, .notInCache].contains(error.code)
+    }
+}

@@ -126,20 +126,10 @@ extension ImageManager {
     /// Ends `load` with `error`, putting its URL on the block list when the error is
     /// permanent and the delegate (else the loader) agrees.
     func fail(_ load: ManagedLoad, _ error: WebImageError) {
-        if Self.mayBlock(error), shouldBlock(load, error) {
+        if FailedURLPolicy.mayBlock(error), shouldBlock(load, error) {
             failedURLs.insert(load.url, error: error)
         }
         load.task.finish(load.failure(error), isLast: true)
-    }
-
-    /// Whether `error` may put a URL on the block list at all: never a transient failure
-    /// (another attempt may succeed), a cancellation, a 304 or an address-policy refusal.
-    static func mayBlock(_ error: WebImageError) -> Bool {
-        let never: Set<WebImageError.Code> = [
-            .cancelled, .cacheNotModified, .forbiddenAddress, .sourceNotAllowed, .timedOut, .cannotConnect, .cannotFindHost,
-            .connectionLost, .blackListed, .notInCache,
-        ]
-        return !never.contains(error.code) && !RetryPolicy.isRetryable(error)
     }
 
     /// The delegate's block-list decision, else the loader's.
