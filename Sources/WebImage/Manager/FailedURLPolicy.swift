@@ -29,9 +29,9 @@ public struct FailedURLPolicy: Sendable, Hashable {
 /// Which failures may put a URL on the block list: one classification for the manager and
 /// the loaders' default policies.
 extension FailedURLPolicy {
-    /// Failures another attempt may cure.
-    private static let transientCodes: Set<WebImageError.Code> = [
-        .cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost,
+    /// Failures another attempt may cure, and the hop policy's refusals.
+    private static let neverBlockedCodes: Set<WebImageError.Code> = [
+        .cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost, .forbiddenAddress, .sourceNotAllowed,
     ]
 
     /// Whether a loader's default policy (``ImageLoader/shouldBlockFailedURL(_:error:)``)
@@ -39,8 +39,7 @@ extension FailedURLPolicy {
     /// (``RetryPolicy/isRetryable(_:)``) or a refusal of the hop policy (which says nothing
     /// about the URL's server and must not make it look down).
     package static func isNeverBlocked(_ error: WebImageError) -> Bool {
-        transientCodes.contains(error.code) || [.forbiddenAddress, .sourceNotAllowed].contains(error.code)
-            || RetryPolicy.isRetryable(error)
+        neverBlockedCodes.contains(error.code) || RetryPolicy.isRetryable(error)
     }
 
     /// Whether `error` may put a URL on the list at all, whatever a loader or delegate
