@@ -115,7 +115,8 @@ extension ImageManager {
                     .badImageData, message, httpStatusCode: http.statusCode, underlying: EmptyBodyResponse(http: http))
             }
             // A coder of the load's own decodes alone: the key cannot tell two coders apart.
-            let shared = context.imageCoder == nil ? ImageStage.SharedDecode.Body(fetcher: ObjectIdentifier(fetcher), url: url) : nil
+            let shared = context.imageCoder == nil
+                ? ImageStage.SharedDecode.Body(fetcher: ObjectIdentifier(fetcher), url: url) : nil
             let image = options.contains(.avoidDecodeImage)
                 ? nil : try await stage.image(from: original.data, sharing: shared, in: decodes)
             return .response(ImageLoadResponse(

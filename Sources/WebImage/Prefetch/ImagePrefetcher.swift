@@ -9,8 +9,9 @@ import Synchronization
 /// print("\(result.finishedCount - result.skippedCount) cached")
 /// ```
 ///
-/// Each call keeps its own counts; several run at once without mixing them. Each runs at most ``maxConcurrentPrefetchCount`` loads at a time
-/// through ``manager`` with ``options`` (default ``WebImageOptions/lowPriority``) and
+/// Each call keeps its own counts; several run at once without mixing them. Each runs at
+/// most ``maxConcurrentPrefetchCount`` loads at a time through ``manager`` with
+/// ``options`` (default ``WebImageOptions/lowPriority``) and
 /// ``context``. ``prefetch(_:progress:)`` runs on the calling task (its loads in tasks of
 /// their own); WebImageCompat's `prefetchURLs(_:progress:completed:)` (SDWebImage's
 /// callback form) runs it in a new task. Progress and completion callbacks run on a serial
