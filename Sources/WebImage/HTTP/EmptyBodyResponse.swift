@@ -1,7 +1,7 @@
 /// The underlying error of an empty response body: the answer's status and headers, so a
 /// caller that accepts error statuses (a bulk job reading `Retry-After` from an empty 429)
 /// still sees them.
-public struct EmptyBodyResponse: Error, Sendable {
+package struct EmptyBodyResponse: Error, Sendable {
     /// The response whose body was empty.
-    public var http: HTTPResponseInfo
+    package var http: HTTPResponseInfo
 }

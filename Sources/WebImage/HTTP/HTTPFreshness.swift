@@ -2,27 +2,27 @@ import Foundation
 
 /// How long a response may be used without asking the server again (RFC 9111), as
 /// the manager keeps it next to a disk entry for ``HTTPCachePolicy/respectHeaders``.
-public struct HTTPFreshness: Sendable, Hashable {
+package struct HTTPFreshness: Sendable, Hashable {
     /// When the response arrived (or was last revalidated).
-    public var receivedAt: Date
+    package var receivedAt: Date
     /// Seconds it stays fresh from ``receivedAt``: `max-age` (else `Expires` − `Date`)
     /// minus `Age`; 0 for `no-cache`. `nil` when the response named no lifetime.
-    public var lifetime: TimeInterval?
+    package var lifetime: TimeInterval?
     /// `no-cache` (or `Pragma: no-cache`): revalidate before every use.
-    public var requiresRevalidation: Bool
+    package var requiresRevalidation: Bool
     /// `must-revalidate`: once stale, never served without the server's word (no
     /// stale-while-revalidate, no stale-if-error).
-    public var mustRevalidate: Bool
+    package var mustRevalidate: Bool
     /// `stale-while-revalidate` seconds: a stale entry may be served at once while it
     /// is revalidated in the background.
-    public var staleWhileRevalidate: TimeInterval
+    package var staleWhileRevalidate: TimeInterval
     /// `stale-if-error` seconds: a stale entry may be served when revalidating fails.
-    public var staleIfError: TimeInterval
+    package var staleIfError: TimeInterval
     /// `no-store`: the response must not be written to disk at all.
-    public var noStore: Bool
+    package var noStore: Bool
 
     /// What a cached entry may do at a moment.
-    public enum State: Sendable, Hashable {
+    package enum State: Sendable, Hashable {
         /// Serve it; no request.
         case fresh
         /// Serve it now and revalidate in the background.
@@ -33,7 +33,7 @@ public struct HTTPFreshness: Sendable, Hashable {
     }
 
     /// Creates freshness information.
-    public init(
+    package init(
         receivedAt: Date, lifetime: TimeInterval?, requiresRevalidation: Bool = false, mustRevalidate: Bool = false,
         staleWhileRevalidate: TimeInterval = 0, staleIfError: TimeInterval = 0, noStore: Bool = false
     ) {
@@ -48,7 +48,7 @@ public struct HTTPFreshness: Sendable, Hashable {
 
     /// The freshness `headers` give a response received at `receivedAt`; `nil` when they
     /// hold no caching header (`Cache-Control`, `Expires`, `Pragma`).
-    public init?(headers: HTTPHeaderFields, receivedAt: Date) {
+    package init?(headers: HTTPHeaderFields, receivedAt: Date) {
         let cacheControl = headers["Cache-Control"]
         let expiresHeader = headers["Expires"]
         let pragma = headers["Pragma"]?.lowercased().contains("no-cache") ?? false
@@ -80,7 +80,7 @@ public struct HTTPFreshness: Sendable, Hashable {
 
     /// What an entry with this freshness may do at `now`. An entry without a lifetime is
     /// fresh (it is kept as long as the disk cache keeps it, SDWebImage's behaviour).
-    public func state(at now: Date) -> State {
+    package func state(at now: Date) -> State {
         guard let lifetime else { return requiresRevalidation ? .stale(staleIfErrorAllowed: false) : .fresh }
         let age = now.timeIntervalSince(receivedAt)
         if !requiresRevalidation, age < lifetime { return .fresh }

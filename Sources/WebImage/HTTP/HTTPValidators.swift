@@ -10,11 +10,16 @@ public struct HTTPValidators: Sendable, Hashable {
     /// The `Last-Modified` header, verbatim.
     public var lastModified: String?
     /// The response's freshness (`Cache-Control`, `Expires`, `Age`), stored with the entry
-    /// for ``HTTPCachePolicy/respectHeaders``; `nil` when it sent no caching header.
-    public var freshness: HTTPFreshness?
+    /// for ``HTTPCachePolicy/respectHeaders``; `nil` when it sent no caching header. The
+    /// manager's business, so not public: a caller validates with the two headers.
+    package var freshness: HTTPFreshness?
 
-    /// Creates validators; any may be `nil`.
-    public init(etag: String? = nil, lastModified: String? = nil, freshness: HTTPFreshness? = nil) {
+    /// Creates validators; either may be `nil`.
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.init(etag: etag, lastModified: lastModified, freshness: nil)
+    }
+
+    package init(etag: String?, lastModified: String?, freshness: HTTPFreshness?) {
         self.etag = etag
         self.lastModified = lastModified
         self.freshness = freshness

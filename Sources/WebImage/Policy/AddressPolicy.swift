@@ -28,7 +28,7 @@ import Foundation
 /// allowlist), which has the recipe for untrusted URLs.
 ///
 /// The kinds come from IANA's special-purpose address registries
-/// (``SpecialPurposeBlock/registry``): every block they mark not globally reachable is
+/// (a table in `SpecialPurposeBlock.swift`): every block they mark not globally reachable is
 /// refused by default.
 public struct AddressPolicy: Sendable {
     /// The kinds of address refused. Default: every kind but ``IPAddress/Kind/global``.

@@ -36,7 +36,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         /// Every other block IANA's special-purpose registries mark not globally reachable:
         /// 240/4, broadcast, the documentation and benchmarking blocks, IETF protocol
         /// assignments (192.0.0.0/24, 2001::/23 with Teredo), discard-only 100::/64,
-        /// local-use NAT64 64:ff9b:1::/48, SRv6 SIDs… (see ``SpecialPurposeBlock/registry``).
+        /// local-use NAT64 64:ff9b:1::/48, SRv6 SIDs… (see IANA's IPv4 and IPv6 special-purpose address registries).
         case reserved
     }
 
@@ -100,7 +100,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The address's kind: an IPv6 form of an IPv4 address (mapped, compatible, NAT64
     /// `64:ff9b::/96`, 6to4) has the kind of that address; any other address the kind of
-    /// the most specific IANA special-purpose block holding it (``SpecialPurposeBlock``),
+    /// the most specific IANA special-purpose block holding it,
     /// else ``Kind/global``.
     public var kind: Kind {
         if let v4 = embeddedIPv4 { return v4.kind }
@@ -110,5 +110,5 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The most specific IANA special-purpose block (or multicast range) holding this
     /// address as written, without looking inside IPv6 forms of IPv4 addresses; `nil` for
     /// ordinary global unicast.
-    public var specialPurposeBlock: SpecialPurposeBlock? { SpecialPurposeBlock.block(of: self) }
+    package var specialPurposeBlock: SpecialPurposeBlock? { SpecialPurposeBlock.block(of: self) }
 }

@@ -7,13 +7,13 @@
 /// ``IPAddress/Kind/global``; every other is refused by ``AddressPolicy``'s default.
 /// The registries as of 2025 (IPv4 last updated 2024-11, IPv6 2025-02), plus 224.0.0.0/4,
 /// ff00::/8 and the deprecated site-local fec0::/10.
-public struct SpecialPurposeBlock: Sendable, Hashable, CustomStringConvertible {
+package struct SpecialPurposeBlock: Sendable, Hashable, CustomStringConvertible {
     /// The block, as the registry writes it.
-    public let network: IPNetwork
+    package let network: IPNetwork
     /// The registry's name for it ("Benchmarking", "Documentation (TEST-NET-1)"…).
-    public let name: String
+    package let name: String
     /// The kind its addresses have for the guard.
-    public let kind: IPAddress.Kind
+    package let kind: IPAddress.Kind
 
     init(_ cidr: String, _ name: String, _ kind: IPAddress.Kind) {
         // The table below is written by hand; a typo is a programming error, caught by the
@@ -24,12 +24,12 @@ public struct SpecialPurposeBlock: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
     }
 
-    public var description: String { "\(network) (\(name))" }
+    package var description: String { "\(network) (\(name))" }
 
     /// Every block, IPv4 first. The address kinds: registry entries that are not globally
     /// reachable are `.reserved` unless a narrower kind fits (private, loopback, link-local,
     /// unspecified, multicast); "Globally Reachable: True" entries are `.global`.
-    public static let registry: [SpecialPurposeBlock] = ipv4 + ipv6
+    package static let registry: [SpecialPurposeBlock] = ipv4 + ipv6
 
     static let ipv4: [SpecialPurposeBlock] = [
         .init("0.0.0.0/8", "This network", .unspecified),
