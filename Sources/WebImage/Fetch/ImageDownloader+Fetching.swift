@@ -39,14 +39,73 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> FetchOutcome {
         do {
-            let response = try await loadImage(
-                with: url, options: options.union(.avoidDecodeImage), context: context, observer: observer)
+            let response = try await fetchBody(url, options: options, context: context, observer: observer)
             return Self.outcome(response.data ?? Data(), http: response.http)
         } catch {
             if error.code == .cacheNotModified { return .notModified((error.underlyingError as? NotModifiedResponse)?.http) }
             // The downloader fails an empty body; here it is one, and the caller judges it.
             if let empty = error.underlyingError as? EmptyBodyResponse { return Self.outcome(Data(), http: empty.http) }
             throw error
+        }
+    }
+
+    /// Fetch + stage B: the body of `url` (``fetch(_:options:context:observer:)``), decoded
+    /// by ``ImageStage`` on ``DownloaderConfig/decodeQueue`` unless the options say
+    /// ``WebImageOptions/avoidDecodeImage``; partial images go to `partial`, made from the
+    /// bytes so far by stage B's incremental decoder, none after the final image. Callers
+    /// of one body with this downloader's coders and the same decode options share one
+    /// decode. A 304 is ``DecodedFetch/notModified(_:)``; an empty body and a status other
+    /// than an accepted one are errors.
+    ///
+    /// While it decodes, the load holds the body (``BodyLease``), so a request for the same
+    /// URL meanwhile joins the finished transfer instead of fetching again.
+    package func loadDecoded(
+        _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
+        partial: (@Sendable (DecodedImage) -> Void)?
+    ) async throws(WebImageError) -> DecodedFetch {
+        let stage = ImageStage(
+            decodeQueue: config.decodeQueue, coder: context.imageCoder ?? config.coders,
+            options: context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
+        let lease = BodyLease()
+        defer { lease.release() }
+        var observer = observer
+        observer.bodyLease = lease
+        let outcome: FetchOutcome
+        if let partial {
+            let body = BodyProgress()
+            observer.bodySoFar = { data in body.offer(data) }
+            let fetched = await withTaskGroup(of: Void.self) { group in
+                group.addTask { await stage.partialImages(of: body, partial) }
+                let fetched = await Result { () async throws(WebImageError) -> FetchOutcome in
+                    try await fetch(url, options: options, context: context, observer: observer)
+                }
+                // No partial image after the final one: the reader stops before the final decode.
+                body.finish()
+                group.cancelAll()
+                return fetched
+            }
+            outcome = try fetched.get()
+        } else {
+            outcome = try await fetch(url, options: options, context: context, observer: observer)
+        }
+        switch outcome {
+        case .notModified(let http):
+            return .notModified(http)
+        case .status(let http):
+            throw WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode)
+        case .body(let original, let http):
+            guard !original.data.isEmpty else {
+                let message = "The response from \((http?.url ?? url).redactedForLog) has an empty body"
+                guard let http else { throw .badImageData(message) }
+                throw WebImageError(
+                    .badImageData, message, httpStatusCode: http.statusCode, underlying: EmptyBodyResponse(http: http))
+            }
+            // A coder of the load's own decodes alone: the key cannot tell two coders apart.
+            let shared = context.imageCoder == nil ? ImageStage.SharedDecode.Body(url: url) : nil
+            let image = options.contains(.avoidDecodeImage)
+                ? nil : try await stage.image(from: original.data, sharing: shared, in: sharedDecodes)
+            return .response(ImageLoadResponse(
+                url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1))
         }
     }
 
@@ -58,5 +117,24 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     private static func outcome(_ data: Data, http: HTTPResponseInfo?) -> FetchOutcome {
         guard let http else { return .body(OriginalData(data: data), http: nil) }
         return .body(OriginalData(data: data, http: http), http: http)
+    }
+}
+
+/// What fetch + stage B gave (``ImageDownloader/loadDecoded(_:options:context:observer:partial:)``):
+/// the final response, or a 304 to a conditional request (with its headers, which renew
+/// the stored freshness).
+package enum DecodedFetch: Sendable {
+    case response(ImageLoadResponse)
+    case notModified(HTTPResponseInfo?)
+
+    /// The response; a 304 the load did not ask for is
+    /// ``WebImageCodecs/WebImageError/Code/cacheNotModified``.
+    package func response(for url: URL) throws(WebImageError) -> ImageLoadResponse {
+        switch self {
+        case .response(let response): return response
+        case .notModified(let http):
+            throw WebImageError(.cacheNotModified, "Not modified: \(url.redactedForLog)", httpStatusCode: 304,
+                                underlying: http.map(NotModifiedResponse.init(http:)))
+        }
     }
 }

@@ -3,19 +3,9 @@ import Foundation
 /// One caller of a transfer: what it asked for, what it listens with, and the
 /// continuation its task waits on.
 struct DownloadCaller: Sendable {
-    /// How a caller wants the body turned into a result; callers with equal keys share a decode.
-    enum DecodeKey: Hashable, Sendable {
-        case dataOnly
-        /// `lazy`: an animation becomes a lazy image (``WebImageCodecs/DecodedImage/decodingLazily(_:options:coder:)``).
-        case decode(ImageDecodeOptions, lazy: Bool)
-    }
-
     let id: UInt64
-    let options: WebImageOptions
     /// Starts as the options say; ``ImageLoadToken/priority`` changes it.
     var priority: ImageLoadPriority
-    let decodeKey: DecodeKey
-    let coder: any ImageCoder
     let observer: ImageLoadObserver
     /// Called exactly once, with the final result; the scheduler removes the caller when
     /// it hands the completion out, so no other path can call it again.
@@ -29,13 +19,9 @@ struct DownloadCaller: Sendable {
         case call(@Sendable (Result<ImageLoadResponse, WebImageError>) -> Void)
     }
 
-    var wantsPartials: Bool {
-        options.contains(.progressiveLoad) && decodeKey != .dataOnly && observer.partialImage != nil
-    }
-
-    /// Whether the body's chunks matter to this caller: it observes progress, wants partial
-    /// images or reads the bytes so far.
-    var watchesBody: Bool { observer.progress != nil || wantsPartials || observer.bodySoFar != nil }
+    /// Whether the body's chunks matter to this caller: it observes progress or reads the
+    /// bytes so far (stage B's partial images).
+    var watchesBody: Bool { observer.progress != nil || observer.bodySoFar != nil }
 }
 
 /// A final result for one caller, to hand over once the downloader's lock is released.

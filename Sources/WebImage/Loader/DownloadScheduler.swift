@@ -2,20 +2,19 @@ import Foundation
 
 /// The downloader's bookkeeping as one value: which transfers exist, who waits on each,
 /// which are queued and which run. ``ImageDownloader`` keeps it in a `Mutex`; every event
-/// (a caller joins or leaves, a priority changes, bytes or a body arrive, a decode ends)
-/// is a mutating call that decides and returns what to do, and the downloader does it
+/// (a caller joins or leaves, a priority changes, bytes or a body arrive, a hold on the
+/// body ends) is a mutating call that decides and returns what to do, and the downloader does it
 /// after unlocking: start transfers, call observers, resume callers. So no caller code,
-/// coder or network call ever runs under the lock, as in AsyncHTTPClient's
-/// `Transaction.StateMachine`.
+/// network call ever runs under the lock, as in AsyncHTTPClient's
+/// `Transaction.StateMachine`. It never decodes: every caller gets the body, and stage B
+/// (``ImageStage``) decodes it.
 ///
-/// Coalescing: a caller joins the transfer whose coalescing key matches until that
-/// transfer's last decode ended and the last hold on its body was released: while it is
-/// queued or running it waits for the body; once the body is complete, a data-only caller
-/// gets it at once and another waits for the decode it asks for (started if no earlier
-/// caller asked for the same one). A data-only caller that decodes the body itself (the
-/// manager's stage B) holds it with a ``BodyLease`` until its decode ended. So a decode
-/// that takes long (or a coder that stalls), here or in stage B, never causes a second
-/// request. Priority: a queued transfer runs at its callers' highest priority.
+/// Coalescing: a caller joins the transfer whose coalescing key matches until the last
+/// hold on its body was released: while it is queued or running it waits for the body;
+/// once the body is complete it gets it at once. A caller that decodes the body holds it
+/// with a ``BodyLease`` until its decode ended, so a decode that takes long (or a coder
+/// that stalls) never causes a second request. Priority: a queued transfer runs at its
+/// callers' highest priority.
 struct DownloadScheduler {
     enum Phase { case queued, running, delivering }
 
@@ -25,16 +24,10 @@ struct DownloadScheduler {
         var phase = Phase.queued
         var lastProgressAt: ContinuousClock.Instant?
         var lastProgressBytes = -1
-        /// A partial decode is running on the decode queue (one at a time per transfer).
-        var partialInFlight = false
-        var incrementalDecoder: (any ProgressiveImageDecoder)?
-        /// The finished body, while its decodes run.
+        /// The finished body, while a caller holds it to decode it.
         var body: ImageLoadResponse?
-        var pendingDecodes: Set<DownloadCaller.DecodeKey> = []
-        /// Data-only callers still holding the finished body (``BodyLease``).
+        /// Callers still holding the finished body (``BodyLease``).
         var leases = 0
-        /// Whether nothing needs the finished body any more.
-        var isDone: Bool { pendingDecodes.isEmpty && leases == 0 }
 
         var priority: ImageLoadPriority { callers.map(\.priority).max() ?? .normal }
     }
@@ -67,26 +60,18 @@ struct DownloadScheduler {
     enum Join {
         case rejected
         /// The caller waits on transfer `id`; `start` are the transfers to start now. For a
-        /// transfer whose body is complete: `delivery` answers a data-only caller now, and
-        /// `decode` is a decode of `body` to run for this caller.
-        /// `lease`: the data-only caller's hold on the body it is answered with now.
-        case waiting(id: UInt64, start: [DownloadTransfer], delivery: DownloadDelivery? = nil, lease: BodyLease? = nil,
-                     decode: (key: DownloadCaller.DecodeKey, coder: any ImageCoder, transfer: DownloadTransfer, body: Data)? = nil)
+        /// transfer whose body is complete, `delivery` answers the caller now and `lease` is
+        /// its hold on that body.
+        case waiting(id: UInt64, start: [DownloadTransfer], delivery: DownloadDelivery? = nil, lease: BodyLease? = nil)
     }
 
     /// Adds `caller` to the transfer for `key`, or to a new one made by `make`.
     mutating func join(_ caller: DownloadCaller, key: String, make: (UInt64) -> DownloadTransfer) -> Join {
         guard !isShutDown else { return .rejected }
         if let id = joinable[key], let entry = entries[id], entry.phase == .delivering, let body = entry.body {
-            if caller.decodeKey == .dataOnly {
-                let lease = caller.observer.bodyLease
-                if lease != nil { entries[id]?.leases += 1 }
-                return .waiting(id: id, start: [], delivery: DownloadDelivery(caller, .success(body)), lease: lease)
-            }
-            entries[id]?.callers.append(caller)
-            guard !entry.pendingDecodes.contains(caller.decodeKey), let data = body.data else { return .waiting(id: id, start: []) }
-            entries[id]?.pendingDecodes.insert(caller.decodeKey)
-            return .waiting(id: id, start: [], decode: (caller.decodeKey, caller.coder, entry.transfer, data))
+            let lease = caller.observer.bodyLease
+            if lease != nil { entries[id]?.leases += 1 }
+            return .waiting(id: id, start: [], delivery: DownloadDelivery(caller, .success(body)), lease: lease)
         }
         if let id = joinable[key], let entry = entries[id] {
             entries[id]?.callers.append(caller)
@@ -173,44 +158,19 @@ struct DownloadScheduler {
         return entry.callers.compactMap(\.observer.bodySoFar)
     }
 
-    /// Claims the transfer's one partial-decode slot when a caller wants partial images:
-    /// the coder and options of the first such caller, and the incremental decoder made
-    /// by an earlier partial decode (`nil` the first time: the claimant makes it, off the lock).
-    mutating func claimPartialDecode(of id: UInt64) -> (coder: any ImageCoder, options: ImageDecodeOptions,
-                                                        decoder: (any ProgressiveImageDecoder)?)? {
-        guard let entry = entries[id], entry.phase == .running, !entry.partialInFlight,
-              let first = entry.callers.first(where: \.wantsPartials),
-              case .decode(let options, _) = first.decodeKey else { return nil }
-        entries[id]?.partialInFlight = true
-        return (first.coder, options, entry.incrementalDecoder)
-    }
-
-    /// Ends a partial decode: keeps its decoder and returns the observers to give `image` to.
-    mutating func endPartialDecode(
-        of id: UInt64, decoder: (any ProgressiveImageDecoder)?, image: DecodedImage?
-    ) -> [@Sendable (ImageLoadResponse) -> Void] {
-        guard let entry = entries[id] else { return [] }
-        entries[id]?.partialInFlight = false
-        if entry.incrementalDecoder == nil { entries[id]?.incrementalDecoder = decoder }
-        guard image != nil, entry.phase == .running else { return [] }
-        return entry.callers.filter(\.wantsPartials).compactMap(\.observer.partialImage)
-    }
-
     // MARK: Ending
 
     /// What to do once a transfer's network part ended.
     struct FetchEnd {
         var start: [DownloadTransfer] = []
         var deliveries: [DownloadDelivery] = []
-        /// Decodes to run, one per distinct request among the callers.
-        var decodes: [(key: DownloadCaller.DecodeKey, coder: any ImageCoder)] = []
-        /// The holds on the body of the data-only callers answered now.
+        /// The holds on the body of the callers answered now.
         var leases: [BodyLease] = []
     }
 
     /// A started transfer's network part ended (every started transfer reports once):
-    /// its slot is freed. On failure every caller gets the error; on success data-only
-    /// callers get the body now and the others wait for ``decoded(_:of:result:)``.
+    /// its slot is freed. Every caller gets the error or the body now; the entry stays,
+    /// joinable, while a caller holds the body (``releaseBody(of:)``).
     mutating func fetchEnded(_ id: UInt64, _ outcome: Result<ImageLoadResponse, WebImageError>) -> FetchEnd {
         running -= 1
         var end = FetchEnd(start: startQueued())
@@ -222,48 +182,26 @@ struct DownloadScheduler {
         case .success(let body):
             entry.phase = .delivering
             entry.body = body
-            for caller in entry.callers where caller.decodeKey == .dataOnly {
+            for caller in entry.callers {
                 end.deliveries.append(DownloadDelivery(caller, .success(body)))
                 if let lease = caller.observer.bodyLease {
                     entry.leases += 1
                     end.leases.append(lease)
                 }
             }
-            entry.callers.removeAll { $0.decodeKey == .dataOnly }
-            for caller in entry.callers where !entry.pendingDecodes.contains(caller.decodeKey) {
-                entry.pendingDecodes.insert(caller.decodeKey)
-                end.decodes.append((caller.decodeKey, caller.coder))
-            }
+            entry.callers = []
             entries[id] = entry
-            if entry.isDone { remove(id) }
+            if entry.leases == 0 { remove(id) }
         }
         return end
     }
 
-    /// One decode of a finished body ended: the callers that asked for it get the result.
-    mutating func decoded(
-        _ key: DownloadCaller.DecodeKey, of id: UInt64, result: Result<DecodedImage, WebImageError>
-    ) -> [DownloadDelivery] {
-        guard var entry = entries[id], let body = entry.body else { return [] }
-        let response = result.map { image in
-            var final = body
-            final.image = image
-            return final
-        }
-        let deliveries = entry.callers.filter { $0.decodeKey == key }.map { DownloadDelivery($0, response) }
-        entry.callers.removeAll { $0.decodeKey == key }
-        entry.pendingDecodes.remove(key)
-        entries[id] = entry
-        if entry.isDone { remove(id) }
-        return deliveries
-    }
-
-    /// A data-only caller released its hold on transfer `id`'s body (``BodyLease``).
+    /// A caller released its hold on transfer `id`'s body (``BodyLease``).
     mutating func releaseBody(of id: UInt64) {
         guard var entry = entries[id], entry.phase == .delivering, entry.leases > 0 else { return }
         entry.leases -= 1
         entries[id] = entry
-        if entry.isDone { remove(id) }
+        if entry.leases == 0 { remove(id) }
     }
 
     /// Ends every transfer: callers get `cancelled`; returns the running transfers to cancel.

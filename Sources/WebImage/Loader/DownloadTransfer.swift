@@ -12,7 +12,7 @@ import Synchronization
 /// A hop is one `HTTPClient.execute` with a ``TransferDelegate`` that reads the body on the
 /// event loop; when the hop's future completes (on that loop), the transfer follows a
 /// redirect, schedules a retry on the loop's timer, or reports the body to the
-/// downloader, which resumes the callers or hands the body to the decode queue. So a
+/// downloader, which hands every caller the body (each decodes it in stage B). So a
 /// transfer costs no hop to the cooperative pool until its callers resume.
 ///
 /// The ``DownloaderConfig/hopPolicy`` check of the first hop ran on the caller's task when

@@ -119,12 +119,13 @@ public struct DownloaderConfig: Sendable {
 
     // MARK: Decoding
 
-    /// The coders used when a request's context names none, here and in an ``ImageManager``'s
-    /// decode of a body it fetched through this downloader. Default ``WebImageCodecs/ImageCodersManager/shared``.
+    /// The coders used when a request's context names none, for every body fetched through
+    /// this downloader (stage B, an ``ImageManager``'s loads too). Default
+    /// ``WebImageCodecs/ImageCodersManager/shared``.
     public var coders: any ImageCoder = ImageCodersManager.shared
-    /// Where final and partial decodes run (never on a network thread), and where coders
-    /// are asked whether they decode incrementally: this downloader's, and an
-    /// ``ImageManager``'s for the bodies it fetches through this downloader (its stage B).
+    /// Where final and partial decodes of the bodies fetched through this downloader run
+    /// (stage B, never on a network thread), and where coders are asked whether they
+    /// decode incrementally; an ``ImageManager``'s loads through it too.
     /// Default ``WebImageCodecs/DecodeQueue/shared``.
     public var decodeQueue: DecodeQueue = .shared
 

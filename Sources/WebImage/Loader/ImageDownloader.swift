@@ -3,8 +3,8 @@ import Logging
 import Synchronization
 
 /// Downloads images over http and https with AsyncHTTPClient, decodes them off the
-/// network threads, and shares one transfer among every caller of a URL
-/// (SDWebImage's `SDWebImageDownloader`).
+/// network threads (stage B, `ImageStage`), and shares one transfer among every caller
+/// of a URL (SDWebImage's `SDWebImageDownloader`).
 ///
 /// ```swift
 /// let downloader = ImageDownloader(config: .default)
@@ -17,17 +17,17 @@ import Synchronization
 /// - **Where the work runs**: the calling task only builds the request, checks the first
 ///   hop of a transfer it starts (a host name to resolve waits on the resolver's pool) and
 ///   joins or starts the transfer, then suspends. The body is read on AsyncHTTPClient's event loop
-///   (no hop per chunk); progress observers are called there. The body is decoded on
-///   ``DownloaderConfig/decodeQueue`` (partial images too), once per distinct decode
-///   request among the callers, and the callers resume on the cooperative pool with the
-///   result: one hop to the network, one to the decode queue, one back.
+///   (no hop per chunk); progress observers are called there. The transfer itself never
+///   decodes: each caller's task decodes the body on ``DownloaderConfig/decodeQueue``
+///   (partial images too), once per body and decode options among the callers at once,
+///   and resumes on the cooperative pool with the result: one hop to the network, one to
+///   the decode queue, one back.
 /// - **Coalescing**: a request whose transfer is queued or running joins it when the two
 ///   requests are the same on the wire: URL, every header after the request modifier
 ///   (credentials, cookies, validators) and TLS settings; otherwise it gets its own
 ///   transfer. A request after the body arrived starts anew, unless the body is still
-///   being decoded: by this downloader for another caller, or by an ``ImageManager`` that
-///   fetched it undecoded and decodes it on ``DownloaderConfig/decodeQueue`` itself (it
-///   holds the body until then); such a request gets the body at once.
+///   being decoded for another caller (which holds it until then, an ``ImageManager``'s
+///   load too); such a request gets the body at once.
 /// - **Security and retries**: ``DownloaderConfig/hopPolicy`` (source allowlist and SSRF
 ///   guard) checks the first request and every redirect hop; ``DownloaderConfig/retryPolicy``
 ///   retries transient failures, resuming a body cut off mid-way with a `Range` request.
@@ -54,6 +54,9 @@ public final class ImageDownloader: ImageLoader {
     private let broadcaster = EventBroadcaster<DownloadEvent>()
     static let logger = Logger(label: "WebImage.ImageDownloader")
     private let isShared: Bool
+    /// Stage B's decodes running for this downloader's callers and the managers over it:
+    /// one per body and decode options (``ImageStage/image(from:sharing:in:)``).
+    let sharedDecodes = ImageStage.SharedDecodes()
 
     /// Creates a downloader; its HTTP client is created on the first request.
     public convenience init(config: DownloaderConfig = .default) {
@@ -175,6 +178,23 @@ public final class ImageDownloader: ImageLoader {
     public func loadImage(
         with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
+        var partial: (@Sendable (DecodedImage) -> Void)?
+        if options.contains(.progressiveLoad), !options.contains(.avoidDecodeImage), let deliver = observer.partialImage {
+            partial = { image in deliver(ImageLoadResponse(url: url, image: image, data: nil, isFinished: false)) }
+        }
+        let response = try await loadDecoded(url, options: options, context: context, observer: observer, partial: partial)
+            .response(for: url)
+        // The token ends the wait while the caller waits on its transfer, and also here.
+        if observer.token?.isCancelled == true { throw .cancelled() }
+        return response
+    }
+
+    /// The body of `url`, undecoded: joins the transfer of the same request (or starts one)
+    /// and waits for it. ``loadImage(with:options:context:observer:)`` and the
+    /// ``ImageFetching`` form are this plus stage B.
+    func fetchBody(
+        _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
+    ) async throws(WebImageError) -> ImageLoadResponse {
         if Task.isCancelled || observer.token?.isCancelled == true { throw .cancelled() }
         var prepared = try prepare(url, options: options, context: context)
         if !config.hopPolicy.isEmpty, !scheduler.withLock({ $0.hasTransfer(forKey: prepared.key) }) {
@@ -199,7 +219,6 @@ public final class ImageDownloader: ImageLoader {
         let url: URL
         let request: ImageDownloadRequest
         let key: String
-        let decodeKey: DownloadCaller.DecodeKey
         let options: WebImageOptions
         let context: WebImageContext
         /// The first hop's policy check, when the caller made it (``checkFirstHop(_:)``).
@@ -209,17 +228,16 @@ public final class ImageDownloader: ImageLoader {
     func prepare(_ url: URL, options: WebImageOptions, context: WebImageContext) throws(WebImageError) -> Prepared {
         guard canRequestImage(for: url) else { throw WebImageError(.invalidURL, "Not an http(s) URL: \(url.redactedForLog)") }
         let request = try makeRequest(url: url, options: options, context: context)
-        let decodeKey: DownloadCaller.DecodeKey = options.contains(.avoidDecodeImage)
-            ? .dataOnly
-            : .decode(context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
         return Prepared(url: url, request: request, key: Self.coalescingKey(for: request, options: options),
-                        decodeKey: decodeKey, options: options, context: context)
+                        options: options, context: context)
     }
 
     /// Prepares `url` and joins its transfer before returning, with `completion` called
-    /// exactly once (from the delivery, or at once on this thread when the request is
-    /// refused) in place of a resumed task: WebImageCompat's callback form, which queues
-    /// the request in the order its callers asked.
+    /// exactly once (after stage B's decode on ``DownloaderConfig/decodeQueue``, or at once
+    /// on this thread when the request is refused) in place of a resumed task:
+    /// WebImageCompat's callback form, which queues the request in the order its callers
+    /// asked. A progressive load reads its partial images in a task of its own; no other
+    /// load starts one.
     package func join(
         _ url: URL?, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
         completion: @escaping @Sendable (Result<ImageLoadResponse, WebImageError>) -> Void
@@ -232,7 +250,60 @@ public final class ImageDownloader: ImageLoader {
             completion(.failure(error))
             return
         }
-        _ = join(prepared, observer: observer, completion: .call(completion))
+        guard !options.contains(.avoidDecodeImage) else {
+            _ = join(prepared, observer: observer, completion: .call(completion))
+            return
+        }
+        let stage = ImageStage(
+            decodeQueue: config.decodeQueue, coder: context.imageCoder ?? config.coders,
+            options: context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
+        // The transfer keeps the body for callers that come meanwhile until this decode ended.
+        let lease = BodyLease()
+        var observer = observer
+        observer.bodyLease = lease
+        var partials: (body: BodyProgress, reader: Task<Void, Never>)?
+        if options.contains(.progressiveLoad), let deliver = observer.partialImage {
+            let body = BodyProgress()
+            observer.bodySoFar = { data in body.offer(data) }
+            let reader = Task {
+                await stage.partialImages(of: body) { image in
+                    deliver(ImageLoadResponse(url: prepared.url, image: image, data: nil, isFinished: false))
+                }
+            }
+            partials = (body, reader)
+        }
+        let token = observer.token
+        _ = join(prepared, observer: observer, completion: .call { [partials] result in
+            partials?.body.finish()
+            partials?.reader.cancel()
+            guard case .success(let body) = result, let data = body.data else {
+                lease.release()
+                completion(result)
+                return
+            }
+            let decode: @Sendable () -> Void = {
+                _ = stage.decodeQueue.submit {
+                    let decoded = token?.isCancelled == true
+                        ? .failure(.cancelled())
+                        : DecodeQueue.decodeNow(data, options: stage.options, lazy: stage.lazy, coder: stage.coder)
+                    lease.release()
+                    completion(decoded.map { image in
+                        var final = body
+                        final.image = image
+                        return final
+                    })
+                } cancelled: {
+                    lease.release()
+                    completion(.failure(.cancelled()))
+                }
+            }
+            // No partial image after the final one: the reader ends before the final decode.
+            guard let reader = partials?.reader else { return decode() }
+            Task {
+                await reader.value
+                decode()
+            }
+        })
     }
 
     /// Adds a caller to the transfer for its request (starting one when needed) and wires
@@ -244,8 +315,7 @@ public final class ImageDownloader: ImageLoader {
     ) -> (@Sendable () -> Void)? {
         let (callerID, join, running, queued) = scheduler.withLock { s in
             let caller = DownloadCaller(
-                id: s.makeID(), options: prepared.options, priority: observer.token?.priority ?? prepared.options.loadPriority,
-                decodeKey: prepared.decodeKey, coder: prepared.context.imageCoder ?? config.coders, observer: observer,
+                id: s.makeID(), priority: observer.token?.priority ?? prepared.options.loadPriority, observer: observer,
                 completion: completion)
             let join = s.join(caller, key: prepared.key) { id in
                 DownloadTransfer(
@@ -254,10 +324,8 @@ public final class ImageDownloader: ImageLoader {
             }
             return (caller.id, join, s.running, s.queuedCount)
         }
-        guard case .waiting(let transferID, let start, let delivery, let lease, let decode) = join else {
-            let refused = DownloadCaller(
-                id: callerID, options: prepared.options, priority: .normal, decodeKey: prepared.decodeKey,
-                coder: config.coders, observer: observer, completion: completion)
+        guard case .waiting(let transferID, let start, let delivery, let lease) = join else {
+            let refused = DownloadCaller(id: callerID, priority: .normal, observer: observer, completion: completion)
             DownloadDelivery(refused, .failure(WebImageError(.invalidDownloadOperation, "The downloader was shut down"))).perform()
             return nil
         }
@@ -268,7 +336,6 @@ public final class ImageDownloader: ImageLoader {
             delivery.perform()
             return nil
         }
-        if let decode { runDecode(decode.key, coder: decode.coder, of: decode.transfer, data: decode.body) }
         let leave: @Sendable () -> Void = { [weak self] in self?.leave(callerID, of: transferID) }
         observer.token?.onCancel(leave)
         observer.token?.onPriorityChange { [weak self] priority in

@@ -150,7 +150,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
     private func receiveBody(_ buffer: ByteBuffer) throws {
         let count = buffer.readableBytes
         let limit = downloader.config.maxResponseBytes
-        let received = try state.withLock { s throws(any Error) -> (Int, Int, Data, HTTPResponseInfo)? in
+        let received = try state.withLock { s throws(any Error) -> (Int, Int, Data)? in
             switch s.phase {
             case .head:
                 return nil
@@ -161,7 +161,7 @@ final class TransferDelegate: HTTPClientResponseDelegate {
                 }
                 s.phase = .redirect(location: location, status: status, discarded: discarded + count)
                 return nil
-            case .body(let info, let expected):
+            case .body(_, let expected):
                 guard NIODeadline.now() < deadline else {
                     throw WebImageError(
                         .timedOut,
@@ -171,12 +171,12 @@ final class TransferDelegate: HTTPClientResponseDelegate {
                     throw WebImageError(.responseTooLarge, "The response is larger than the limit of \(limit) bytes")
                 }
                 s.data.append(contentsOf: buffer.readableBytesView)
-                return (s.data.count, expected, s.data, info)
+                return (s.data.count, expected, s.data)
             }
         }
-        guard let (total, expected, data, info) = received else { return }
+        guard let (total, expected, data) = received else { return }
         WebImageMetrics.downloadBytes.increment(by: Int64(count))
-        downloader.chunkArrived(of: transfer, received: total, expected: expected, data: data, http: info)
+        downloader.chunkArrived(of: transfer, received: total, expected: expected, data: data)
     }
 
     /// For a 206 answer to a resumed attempt: the kept bytes, after checking that the

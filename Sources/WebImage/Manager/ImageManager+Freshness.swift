@@ -94,8 +94,7 @@ extension ImageManager {
             let observer = ImageLoadObserver(token: token)
             do throws(WebImageError) {
                 let downloaded = try await Self.download(
-                    load.url, from: load.loader, options: options, context: context, observer: observer, partial: nil,
-                    decodes: sharedDecodes)
+                    load.url, from: load.loader, options: options, context: context, observer: observer, partial: nil)
                 guard case .response(let response) = downloaded else {
                     if case .notModified(let http) = downloaded {
                         await storeValidators(Self.merging(stored, with: http), forKey: key, in: load.cache)

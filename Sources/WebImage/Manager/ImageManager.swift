@@ -77,9 +77,6 @@ public final class ImageManager: Sendable {
     }
     private let settings = Mutex(Settings())
     let failedURLs: FailedURLSet
-    /// Stage B's decodes of downloaded bodies that are running: loads of one URL at once
-    /// share the transfer and then the decode (one entry per running decode).
-    let sharedDecodes = ImageStage.SharedDecodes()
     /// Loads not ended yet, and background revalidations: what ``cancelAll()`` reaches.
     private let running = Mutex<(loads: [ObjectIdentifier: ImageTask], revalidations: [ObjectIdentifier: ImageLoadToken])>(([:], [:]))
     static let logger = Logger(label: "WebImage.ImageManager")

@@ -62,17 +62,15 @@ package struct ImageStage: Sendable {
     /// while its decode runs, so the table holds at most one per running load.
     package typealias SharedDecodes = SingleFlight<SharedDecode, Result<DecodedImage, WebImageError>>
 
-    /// What makes two decodes one: the same body from the same fetcher and coders, decoded
+    /// What makes two decodes one: the same body from one fetcher and its coders, decoded
     /// with the same options. The bytes themselves are compared, so two transfers of one URL
     /// that answered differently never share.
     package struct SharedDecode: Hashable, Sendable {
-        /// Where the body came from: the fetcher (whose coders decode it) and the URL.
+        /// Where the body came from (the table is the fetcher's, so its coders decode it).
         package struct Body: Hashable, Sendable {
-            let fetcher: ObjectIdentifier
             let url: URL
 
-            package init(fetcher: ObjectIdentifier, url: URL) {
-                self.fetcher = fetcher
+            package init(url: URL) {
                 self.url = url
             }
         }

@@ -149,7 +149,7 @@ struct ImageStageSharedDecodeTests {
         let stage = ImageStageTests.stage(coder: coder)
         let decodes = ImageStage.SharedDecodes()
         let png = ManagerTestKit.png(width: 20, height: 10)
-        let body = ImageStage.SharedDecode.Body(fetcher: ObjectIdentifier(coder), url: URL(string: "https://images.test/a.png")!)
+        let body = ImageStage.SharedDecode.Body(url: URL(string: "https://images.test/a.png")!)
         let first = Task { try await stage.image(from: png, sharing: body, in: decodes) }
         #expect(await ManagerTestKit.eventually { coder.isWaiting })
         let second = Task { try await stage.image(from: png, sharing: body, in: decodes) }
@@ -184,12 +184,106 @@ struct ImageStageSharedDecodeTests {
             let first = Task { try await manager.loadImage(with: url) }
             #expect(await ManagerTestKit.eventually { coder.isWaiting })
             let second = Task { try await manager.loadImage(with: url) }
-            #expect(await ManagerTestKit.eventually { manager.sharedDecodes.waitingCount == 1 }, "the second load joined the decode")
+            #expect(await ManagerTestKit.eventually { downloader.sharedDecodes.waitingCount == 1 }, "the second load joined the decode")
             coder.release()
             let (a, b) = (try await first.value, try await second.value)
             #expect(a.image.width == 24 && b.image.width == 24)
             #expect(coder.decodes == 1, "one decode for both loads")
             #expect(origin.requestCount("/one.png") == 1, "one transfer for both loads")
+        } cleanup: {
+            await downloader.shutdown()
+            await origin.shutdown()
+        }
+    }
+
+    /// The downloader on its own, no manager: its `ImageLoader` form is fetch + stage B.
+    @Test("the downloader's own loads of one URL at once: one request, one decode, the body held while it runs")
+    func downloaderLoads() async throws {
+        let coder = HoldingCoder()
+        let origin = try await TestOrigin.start()
+        var config = DownloaderConfig()
+        config.coders = ImageCodersManager(coders: [coder])
+        let downloader = ImageDownloader(config: config)
+        try await withCleanup {
+            origin.route("/d.png", TestOrigin.Response(body: Array(ManagerTestKit.png(width: 24, height: 12)),
+                                                       contentType: "image/png"))
+            let url = origin.url("/d.png")
+            let first = Task { try await downloader.loadImage(with: url) }
+            #expect(await ManagerTestKit.eventually { coder.isWaiting })
+            #expect(downloader.currentDownloadCount == 1, "the decoding caller holds the finished body")
+            let second = Task { try await downloader.loadImage(with: url) }
+            #expect(await ManagerTestKit.eventually { downloader.sharedDecodes.waitingCount == 1 },
+                    "the second caller got the held body and joined the decode")
+            coder.release()
+            let (a, b) = (try await first.value, try await second.value)
+            #expect(a.image?.width == 24 && b.image?.width == 24 && a.data == b.data)
+            #expect(coder.decodes == 1, "one decode for both callers")
+            #expect(origin.requestCount("/d.png") == 1, "one transfer for both callers")
+            #expect(await ManagerTestKit.eventually { downloader.currentDownloadCount == 0 }, "the body is let go after the decode")
+        } cleanup: {
+            await downloader.shutdown()
+            await origin.shutdown()
+        }
+    }
+
+    @Test("the callback form decodes in stage B too: a request while another's decode runs gets the held body")
+    func callbackLoads() async throws {
+        let coder = HoldingCoder()
+        let origin = try await TestOrigin.start()
+        var config = DownloaderConfig()
+        config.coders = ImageCodersManager(coders: [coder])
+        let downloader = ImageDownloader(config: config)
+        try await withCleanup {
+            origin.route("/c.png", TestOrigin.Response(body: Array(ManagerTestKit.png(width: 16, height: 8)),
+                                                       contentType: "image/png"))
+            let url = origin.url("/c.png")
+            let results = Mutex<[Result<ImageLoadResponse, WebImageError>]>([])
+            let record: @Sendable (Result<ImageLoadResponse, WebImageError>) -> Void = { r in results.withLock { $0.append(r) } }
+            downloader.join(url, options: [], context: WebImageContext(), observer: ImageLoadObserver(), completion: record)
+            #expect(await ManagerTestKit.eventually { coder.isWaiting })
+            downloader.join(url, options: [], context: WebImageContext(), observer: ImageLoadObserver(), completion: record)
+            coder.release()
+            #expect(await ManagerTestKit.eventually { results.withLock { $0.count } == 2 })
+            let widths = results.withLock { $0.map { (try? $0.get())?.image?.width } }
+            #expect(widths == [16, 16])
+            #expect(origin.requestCount("/c.png") == 1, "the second request joined the finished transfer")
+        } cleanup: {
+            await downloader.shutdown()
+            await origin.shutdown()
+        }
+    }
+
+    @Test("a load whose token is cancelled while its body decodes ends with cancelled; the other caller gets its image")
+    func tokenCancelledDuringDecode() async throws {
+        let coder = HoldingCoder()
+        let origin = try await TestOrigin.start()
+        var config = DownloaderConfig()
+        config.coders = ImageCodersManager(coders: [coder])
+        let downloader = ImageDownloader(config: config)
+        try await withCleanup {
+            origin.route("/t.png", TestOrigin.Response(body: Array(ManagerTestKit.png(width: 8, height: 8)),
+                                                       contentType: "image/png"))
+            let url = origin.url("/t.png")
+            let token = ImageLoadToken(url: url)
+            let cancelled = Task {
+                try await downloader.loadImage(
+                    with: url, options: [], context: WebImageContext(), observer: ImageLoadObserver(token: token))
+            }
+            #expect(await ManagerTestKit.eventually { coder.isWaiting })
+            let other = Task { try await downloader.loadImage(with: url) }
+            #expect(await ManagerTestKit.eventually { downloader.sharedDecodes.waitingCount == 1 })
+            token.cancel()
+            coder.release()
+            let code: WebImageError.Code?
+            do {
+                _ = try await cancelled.value
+                code = nil
+            } catch {
+                code = (error as? WebImageError)?.code
+            }
+            #expect(code == .cancelled)
+            let width = try await other.value.image?.width
+            #expect(width == 8)
         } cleanup: {
             await downloader.shutdown()
             await origin.shutdown()
