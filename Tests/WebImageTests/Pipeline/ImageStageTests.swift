@@ -196,18 +196,31 @@ struct ImageStageSharedDecodeTests {
         }
     }
 
-    /// The downloader on its own, no manager: its `ImageLoader` form is fetch + stage B.
-    @Test("the downloader's own loads of one URL at once: one request, one decode, the body held while it runs")
-    func downloaderLoads() async throws {
+    /// A downloader whose coder is a `HoldingCoder`, and an origin serving one PNG of
+    /// `width`×`height` at `url`; both are shut down after `body`, however it ends.
+    static func withHeldDownloader(
+        width: Int, height: Int,
+        _ body: (_ coder: HoldingCoder, _ downloader: ImageDownloader, _ url: URL, _ origin: TestOrigin) async throws -> Void
+    ) async throws {
         let coder = HoldingCoder()
-        let origin = try await TestOrigin.start()
         var config = DownloaderConfig()
         config.coders = ImageCodersManager(coders: [coder])
         let downloader = ImageDownloader(config: config)
-        try await withCleanup {
-            origin.route("/d.png", TestOrigin.Response(body: Array(ManagerTestKit.png(width: 24, height: 12)),
-                                                       contentType: "image/png"))
-            let url = origin.url("/d.png")
+        try await TestOrigin.with { origin in
+            origin.route("/held.png", TestOrigin.Response(body: Array(ManagerTestKit.png(width: width, height: height)),
+                                                          contentType: "image/png"))
+            try await withCleanup {
+                try await body(coder, downloader, origin.url("/held.png"), origin)
+            } cleanup: {
+                await downloader.shutdown()
+            }
+        }
+    }
+
+    /// The downloader on its own, no manager: its `ImageLoader` form is fetch + stage B.
+    @Test("the downloader's own loads of one URL at once: one request, one decode, the body held while it runs")
+    func downloaderLoads() async throws {
+        try await Self.withHeldDownloader(width: 24, height: 12) { coder, downloader, url, origin in
             let first = Task { try await downloader.loadImage(with: url) }
             #expect(await ManagerTestKit.eventually { coder.isWaiting })
             #expect(downloader.currentDownloadCount == 1, "the decoding caller holds the finished body")
@@ -218,25 +231,14 @@ struct ImageStageSharedDecodeTests {
             let (a, b) = (try await first.value, try await second.value)
             #expect(a.image?.width == 24 && b.image?.width == 24 && a.data == b.data)
             #expect(coder.decodes == 1, "one decode for both callers")
-            #expect(origin.requestCount("/d.png") == 1, "one transfer for both callers")
+            #expect(origin.requestCount("/held.png") == 1, "one transfer for both callers")
             #expect(await ManagerTestKit.eventually { downloader.currentDownloadCount == 0 }, "the body is let go after the decode")
-        } cleanup: {
-            await downloader.shutdown()
-            await origin.shutdown()
         }
     }
 
     @Test("the callback form decodes in stage B too: a request while another's decode runs gets the held body")
     func callbackLoads() async throws {
-        let coder = HoldingCoder()
-        let origin = try await TestOrigin.start()
-        var config = DownloaderConfig()
-        config.coders = ImageCodersManager(coders: [coder])
-        let downloader = ImageDownloader(config: config)
-        try await withCleanup {
-            origin.route("/c.png", TestOrigin.Response(body: Array(ManagerTestKit.png(width: 16, height: 8)),
-                                                       contentType: "image/png"))
-            let url = origin.url("/c.png")
+        try await Self.withHeldDownloader(width: 16, height: 8) { coder, downloader, url, origin in
             let results = Mutex<[Result<ImageLoadResponse, WebImageError>]>([])
             let record: @Sendable (Result<ImageLoadResponse, WebImageError>) -> Void = { r in results.withLock { $0.append(r) } }
             downloader.join(url, options: [], context: WebImageContext(), observer: ImageLoadObserver(), completion: record)
@@ -246,24 +248,13 @@ struct ImageStageSharedDecodeTests {
             #expect(await ManagerTestKit.eventually { results.withLock { $0.count } == 2 })
             let widths = results.withLock { $0.map { (try? $0.get())?.image?.width } }
             #expect(widths == [16, 16])
-            #expect(origin.requestCount("/c.png") == 1, "the second request joined the finished transfer")
-        } cleanup: {
-            await downloader.shutdown()
-            await origin.shutdown()
+            #expect(origin.requestCount("/held.png") == 1, "the second request joined the finished transfer")
         }
     }
 
     @Test("a load whose token is cancelled while its body decodes ends with cancelled; the other caller gets its image")
     func tokenCancelledDuringDecode() async throws {
-        let coder = HoldingCoder()
-        let origin = try await TestOrigin.start()
-        var config = DownloaderConfig()
-        config.coders = ImageCodersManager(coders: [coder])
-        let downloader = ImageDownloader(config: config)
-        try await withCleanup {
-            origin.route("/t.png", TestOrigin.Response(body: Array(ManagerTestKit.png(width: 8, height: 8)),
-                                                       contentType: "image/png"))
-            let url = origin.url("/t.png")
+        try await Self.withHeldDownloader(width: 8, height: 8) { coder, downloader, url, _ in
             let token = ImageLoadToken(url: url)
             let cancelled = Task {
                 try await downloader.loadImage(
@@ -284,9 +275,6 @@ struct ImageStageSharedDecodeTests {
             #expect(code == .cancelled)
             let width = try await other.value.image?.width
             #expect(width == 8)
-        } cleanup: {
-            await downloader.shutdown()
-            await origin.shutdown()
         }
     }
 }
