@@ -166,7 +166,9 @@ What each row measures:
   the round): the floor of any cache that keeps them, against the downloader.
   The same through a new `ImageManager` (default options, memory and disk cache
   cold in a fresh temporary directory, so every image is also stored), against
-  aiohttp + Pillow and against the downloader; the same manager once more with
+  aiohttp + Pillow, against the downloader and against the keep floor (issue
+  #48's gate, ≥ 0.95×); the same manager with `cacheMemoryOnly`, no goal: the
+  gate's row without the disk tier's writes; the same manager once more with
   `TMPDIR` on tmpfs (`/dev/shm`), no goal: this machine's root ext4 has no
   journal, and without one each new inode skips every inode deleted in the last
   hours, so the default row carries the file system's share, which the tmpfs row

@@ -48,6 +48,9 @@ enum BenchMode: String, CaseIterable {
     /// memory and disk cache in a fresh temporary directory, `--concurrency` transfers):
     /// the manager's cost on top of ``download``.
     case managerDownload = "manager-download"
+    /// ``managerDownload`` with `cacheMemoryOnly`: the same loads storing nothing on disk,
+    /// so its distance to ``downloadKeep`` is the manager's own work, the disk tier's aside.
+    case managerDownloadMemory = "manager-download-memory"
     /// `--count` concurrent loads of the one input URL with a cold downloader;
     /// `compare` counts the requests nginx logged meanwhile.
     case coalesce

@@ -24,7 +24,7 @@ enum ManagerWork {
             do {
                 let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
                     for _ in 0..<ops {
-                        let result = try await manager.loadImage(with: url)
+                        let result = try await manager.loadImage(with: url, options: options)
                         guard result.cacheType == .memory else { throw UsageError("the load missed the memory cache") }
                     }
                 }
@@ -42,9 +42,13 @@ enum ManagerWork {
     /// Each iteration: a new `ImageManager` over a new downloader allowing `concurrency`
     /// transfers and a cache in a fresh temporary directory (cold memory and disk), every
     /// URL loaded at once with default options (so each image is decoded and stored in
-    /// both caches). Creating and removing the directory is not timed; releasing the
-    /// manager with the images its memory cache keeps is (the round's last step).
-    static func download(paths: [String], concurrency: Int, iterations: Int, warmup: Int) throws -> BenchReport {
+    /// both caches; with `memoryOnly`, `cacheMemoryOnly`: in memory only). Creating and
+    /// removing the directory is not timed; releasing the manager with the images its
+    /// memory cache keeps is (the round's last step).
+    static func download(
+        paths: [String], concurrency: Int, memoryOnly: Bool = false, iterations: Int, warmup: Int
+    ) throws -> BenchReport {
+        let options: WebImageOptions = memoryOnly ? [.cacheMemoryOnly] : []
         let urls = try NetworkWork.urls(in: paths)
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-bench-manager-download-\(getpid())", isDirectory: true)
@@ -76,7 +80,8 @@ enum ManagerWork {
             }
             return (samples, cores, pixels)
         }
-        return BenchReport(mode: BenchMode.managerDownload.rawValue, ok: measured.pixels > 0, samples: measured.samples,
+        let mode: BenchMode = memoryOnly ? .managerDownloadMemory : .managerDownload
+        return BenchReport(mode: mode.rawValue, ok: measured.pixels > 0, samples: measured.samples,
                            opsPerSample: urls.count, pixelsPerSample: measured.pixels,
                            peakRSSBytes: ProcessMemory.peakResidentBytes(), coresBusy: measured.cores)
     }

@@ -48,8 +48,9 @@ struct WebImageBench {
             case .bareClientData:
                 return try BareClientWork.transfer(paths: a.inputs, concurrency: a.concurrency,
                                                    iterations: a.iterations, warmup: a.warmup)
-            case .managerDownload:
+            case .managerDownload, .managerDownloadMemory:
                 return try ManagerWork.download(paths: a.inputs, concurrency: a.concurrency,
+                                                memoryOnly: mode == .managerDownloadMemory,
                                                 iterations: a.iterations, warmup: a.warmup)
             case .coalesce:
                 guard let url = a.inputs.first else { throw UsageError("coalesce needs a URL") }
