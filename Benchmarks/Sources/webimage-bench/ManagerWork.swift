@@ -24,7 +24,7 @@ enum ManagerWork {
             do {
                 let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
                     for _ in 0..<ops {
-                        let result = try await manager.loadImage(with: url, options: options)
+                        let result = try await manager.loadImage(with: url)
                         guard result.cacheType == .memory else { throw UsageError("the load missed the memory cache") }
                     }
                 }
@@ -66,7 +66,7 @@ enum ManagerWork {
                     pixels = try await withThrowingTaskGroup(of: Int.self) { group in
                         for url in urls {
                             group.addTask {
-                                let result = try await manager.loadImage(with: url)
+                                let result = try await manager.loadImage(with: url, options: options)
                                 return result.image.width * result.image.height
                             }
                         }
