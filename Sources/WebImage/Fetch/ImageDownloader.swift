@@ -20,8 +20,8 @@ import Synchronization
 ///   (no hop per chunk); progress observers are called there. The transfer itself never
 ///   decodes: each caller's task decodes the body on ``DownloaderConfig/decodeQueue``
 ///   (partial images too), once per body and decode options among the callers at once,
-///   and resumes on the cooperative pool with the result: one hop to the network, one to
-///   the decode queue, one back.
+///   and resumes on the cooperative pool with the result: a hop to the network and back,
+///   then to the decode queue and back.
 /// - **Coalescing**: a request whose transfer is queued or running joins it when the two
 ///   requests are the same on the wire: URL, every header after the request modifier
 ///   (credentials, cookies, validators) and TLS settings; otherwise it gets its own
@@ -168,7 +168,8 @@ public final class ImageDownloader: ImageLoader {
     /// during its check gets ``WebImageCodecs/WebImageError/Code/cancelled`` and no
     /// connection is opened for it. Cancelling the observer's token ends the wait at once
     /// while the caller waits on its transfer; during the first hop's lookup, when the
-    /// lookup returns. The transfer stops when no caller is left.
+    /// lookup returns; during the decode, when the decode ends (another caller may share
+    /// it). The transfer stops when no caller is left.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` for a URL that is not http(s),
     ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, the first

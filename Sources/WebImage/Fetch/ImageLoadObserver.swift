@@ -3,10 +3,10 @@ import Foundation
 /// What the caller of ``ImageLoader/loadImage(with:options:context:observer:)`` hears
 /// while the load runs, and the token it steers the load with.
 ///
-/// The closures run on the loader's own threads (for ``ImageDownloader``: progress on the
-/// transfer's event loop, partial images on its decode queue), so they must return at
-/// once: hand anything longer to a queue or a stream. They are never called under a
-/// library lock.
+/// The closures run where the loader calls them (for ``ImageDownloader``: progress on the
+/// transfer's event loop, partial images on a task of the load, between the decodes of
+/// the bytes so far on its decode queue), so they must return at once: hand anything
+/// longer to a queue or a stream. They are never called under a library lock.
 public struct ImageLoadObserver: Sendable {
     /// Bytes received so far and expected (−1 when unknown), throttled by the loader.
     public var progress: ImageLoaderProgress?
