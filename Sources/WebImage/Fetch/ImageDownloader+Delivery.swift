@@ -4,14 +4,11 @@ import Foundation
 /// Each runs on the thread of the event (an event loop); the scheduler decides under the
 /// lock, and observers and continuations run after it is released.
 extension ImageDownloader {
-    /// Checks status, content type and declared length before the body is read.
+    /// Checks status, content type and declared length before the body is read. A 304
+    /// passes: it is an answer (``FetchOutcome/notModified(_:)``), not a failure.
     func check(_ info: HTTPResponseInfo) throws(WebImageError) {
         let status = info.statusCode
-        if status == 304 {
-            throw WebImageError(
-                .cacheNotModified, "Not modified: \(info.url.redactedForLog)", httpStatusCode: status,
-                underlying: NotModifiedResponse(http: info))
-        }
+        if status == 304 { return }
         guard config.acceptableStatusCodes.contains(status) else {
             throw WebImageError(.invalidDownloadStatusCode, "HTTP \(status)", httpStatusCode: status)
         }
@@ -50,25 +47,18 @@ extension ImageDownloader {
     }
 
     /// A transfer's network part ended: frees its slot, starts queued transfers, emits
-    /// its last events, then answers the callers.
+    /// its last events, then answers the callers. A 304 and an empty body are answers
+    /// too: each caller judges them (``FetchOutcome``, ``ImageDownloader/finalResult(_:)``).
     func fetchEnded(_ transfer: DownloadTransfer, _ outcome: Result<ImageLoadResponse, WebImageError>) {
-        var outcome = outcome
-        if case .success(let body) = outcome, body.data?.isEmpty != false {
-            let message = "The response from \(body.http?.url.redactedForLog ?? transfer.url.redactedForLog) has an empty body"
-            if let http = body.http {
-                // The status and headers stay readable: a bulk job pauses a host on an empty 429.
-                outcome = .failure(WebImageError(
-                    .badImageData, message, httpStatusCode: http.statusCode, underlying: EmptyBodyResponse(http: http)))
-            } else {
-                outcome = .failure(.badImageData(message))
-            }
-        }
         let (end, counts) = scheduler.withLock { ($0.fetchEnded(transfer.id, outcome), ($0.running, $0.queuedCount)) }
         Self.record(running: counts.0, queued: counts.1)
         for next in end.start { next.start() }
         // Events first, so a caller that reacts to its result sees this transfer's events
         // before those of a transfer it starts.
-        if case .success = outcome { emit(.finished(transfer.url)) }
+        // `finished` means an image body arrived, as before 304s and empty bodies were answers.
+        if case .success(let body) = outcome, body.http?.statusCode != 304, body.data?.isEmpty == false {
+            emit(.finished(transfer.url))
+        }
         emit(.stopped(transfer.url))
         for lease in end.leases { lease.attach { [weak self] in self?.releaseBody(of: transfer.id) } }
         end.deliveries.perform()

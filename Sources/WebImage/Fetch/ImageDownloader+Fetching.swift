@@ -38,15 +38,9 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     package func fetch(
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> FetchOutcome {
-        do {
-            let response = try await fetchBody(url, options: options, context: context, observer: observer)
-            return Self.outcome(response.data ?? Data(), http: response.http)
-        } catch {
-            if error.code == .cacheNotModified { return .notModified((error.underlyingError as? NotModifiedResponse)?.http) }
-            // The downloader fails an empty body; here it is one, and the caller judges it.
-            if let empty = error.underlyingError as? EmptyBodyResponse { return Self.outcome(Data(), http: empty.http) }
-            throw error
-        }
+        let response = try await fetchBody(url, options: options, context: context, observer: observer)
+        if let http = response.http, http.statusCode == 304 { return .notModified(http) }
+        return Self.outcome(response.data ?? Data(), http: response.http)
     }
 
     /// Fetch + stage B: the body of `url` (``fetch(_:options:context:observer:)``), decoded
@@ -94,12 +88,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         case .status(let http):
             throw WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode)
         case .body(let original, let http):
-            guard !original.data.isEmpty else {
-                let message = "The response from \((http?.url ?? url).redactedForLog) has an empty body"
-                guard let http else { throw .badImageData(message) }
-                throw WebImageError(
-                    .badImageData, message, httpStatusCode: http.statusCode, underlying: EmptyBodyResponse(http: http))
-            }
+            guard !original.data.isEmpty else { throw Self.emptyBody(url, http: http) }
             // A coder of the load's own decodes alone: the key cannot tell two coders apart.
             let shared = context.imageCoder == nil ? ImageStage.SharedDecode.Body(url: url) : nil
             let image = options.contains(.avoidDecodeImage)
@@ -107,6 +96,27 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
             return .response(ImageLoadResponse(
                 url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1))
         }
+    }
+
+    /// The error of a body that is empty, for the forms that decode or hand over only images.
+    static func emptyBody(_ url: URL, http: HTTPResponseInfo?) -> WebImageError {
+        let message = "The response from \((http?.url ?? url).redactedForLog) has an empty body"
+        guard let http else { return .badImageData(message) }
+        return WebImageError(.badImageData, message, httpStatusCode: http.statusCode)
+    }
+
+    /// A fetched body as the callback form's callers receive it: a 304 is
+    /// ``WebImageCodecs/WebImageError/Code/cacheNotModified`` and an empty body
+    /// ``WebImageCodecs/WebImageError/Code/badImageData``, as from ``loadImage(with:options:context:observer:)``.
+    static func finalResult(_ result: Result<ImageLoadResponse, WebImageError>) -> Result<ImageLoadResponse, WebImageError> {
+        guard case .success(let response) = result else { return result }
+        if let http = response.http, http.statusCode == 304 {
+            return .failure(WebImageError(
+                .cacheNotModified, "Not modified: \(response.url.redactedForLog)", httpStatusCode: 304,
+                underlying: NotModifiedResponse(http: http)))
+        }
+        guard let data = response.data, !data.isEmpty else { return .failure(emptyBody(response.url, http: response.http)) }
+        return result
     }
 
     /// Itself, for the http and https URLs it loads.

@@ -190,9 +190,10 @@ public final class ImageDownloader: ImageLoader {
         return response
     }
 
-    /// The body of `url`, undecoded: joins the transfer of the same request (or starts one)
-    /// and waits for it. ``loadImage(with:options:context:observer:)`` and the
-    /// ``ImageFetching`` form are this plus stage B.
+    /// The answer for `url`, undecoded: joins the transfer of the same request (or starts
+    /// one) and waits for it. A 304 and an empty body are answers here, not errors; the
+    /// ``ImageFetching`` form makes them ``FetchOutcome``s, and
+    /// ``loadImage(with:options:context:observer:)`` (this plus stage B) its errors.
     func fetchBody(
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
@@ -252,7 +253,7 @@ public final class ImageDownloader: ImageLoader {
             return
         }
         guard !options.contains(.avoidDecodeImage) else {
-            _ = join(prepared, observer: observer, completion: .call(completion))
+            _ = join(prepared, observer: observer, completion: .call { result in completion(Self.finalResult(result)) })
             return
         }
         let stage = ImageStage(
@@ -274,7 +275,8 @@ public final class ImageDownloader: ImageLoader {
             partials = (body, reader)
         }
         let token = observer.token
-        _ = join(prepared, observer: observer, completion: .call { [partials] result in
+        _ = join(prepared, observer: observer, completion: .call { [partials] fetched in
+            let result = Self.finalResult(fetched)
             partials?.body.finish()
             partials?.reader.cancel()
             guard case .success(let body) = result, let data = body.data else {
