@@ -57,9 +57,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
         partial: (@Sendable (DecodedImage) -> Void)?
     ) async throws(WebImageError) -> DecodedFetch {
-        let stage = ImageStage(
-            decodeQueue: config.decodeQueue, coder: context.imageCoder ?? config.coders,
-            options: context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
+        let stage = stage(options: options, context: context)
         let lease = BodyLease()
         defer { lease.release() }
         var observer = observer
@@ -90,12 +88,27 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         case .body(let original, let http):
             guard !original.data.isEmpty else { throw Self.emptyBody(url, http: http) }
             // A coder of the load's own decodes alone: the key cannot tell two coders apart.
-            let shared = context.imageCoder == nil ? ImageStage.SharedDecode.Body(url: url) : nil
+            let shared = context.imageCoder == nil ? url : nil
             let image = options.contains(.avoidDecodeImage)
-                ? nil : try await stage.image(from: original.data, sharing: shared, in: sharedDecodes)
+                ? nil : try await stage.image(from: original.data, sharedFrom: shared, in: sharedDecodes)
             return .response(ImageLoadResponse(
                 url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1))
         }
+    }
+
+    /// Stage B as a load with `options` and `context` asks for it: this downloader's decode
+    /// queue, the load's coder (else this downloader's), its decode options and laziness.
+    func stage(options: WebImageOptions, context: WebImageContext) -> ImageStage {
+        ImageStage(
+            decodeQueue: config.decodeQueue, coder: context.imageCoder ?? config.coders,
+            options: context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
+    }
+
+    /// The error of a 304 for the forms that hand over only images: the load did not ask for
+    /// one, or cannot use it. The response rides along as the underlying error.
+    static func notModified(_ url: URL, http: HTTPResponseInfo?) -> WebImageError {
+        WebImageError(.cacheNotModified, "Not modified: \(url.redactedForLog)", httpStatusCode: 304,
+                      underlying: http.map(NotModifiedResponse.init(http:)))
     }
 
     /// The error of a body that is empty, for the forms that decode or hand over only images.
@@ -110,11 +123,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     /// ``WebImageCodecs/WebImageError/Code/badImageData``, as from ``loadImage(with:options:context:observer:)``.
     static func finalResult(_ result: Result<ImageLoadResponse, WebImageError>) -> Result<ImageLoadResponse, WebImageError> {
         guard case .success(let response) = result else { return result }
-        if let http = response.http, http.statusCode == 304 {
-            return .failure(WebImageError(
-                .cacheNotModified, "Not modified: \(response.url.redactedForLog)", httpStatusCode: 304,
-                underlying: NotModifiedResponse(http: http)))
-        }
+        if let http = response.http, http.statusCode == 304 { return .failure(notModified(response.url, http: http)) }
         guard let data = response.data, !data.isEmpty else { return .failure(emptyBody(response.url, http: response.http)) }
         return result
     }
@@ -143,8 +152,7 @@ package enum DecodedFetch: Sendable {
         switch self {
         case .response(let response): return response
         case .notModified(let http):
-            throw WebImageError(.cacheNotModified, "Not modified: \(url.redactedForLog)", httpStatusCode: 304,
-                                underlying: http.map(NotModifiedResponse.init(http:)))
+            throw ImageDownloader.notModified(url, http: http)
         }
     }
 }

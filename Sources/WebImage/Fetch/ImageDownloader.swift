@@ -256,9 +256,7 @@ public final class ImageDownloader: ImageLoader {
             _ = join(prepared, observer: observer, completion: .call { result in completion(Self.finalResult(result)) })
             return
         }
-        let stage = ImageStage(
-            decodeQueue: config.decodeQueue, coder: context.imageCoder ?? config.coders,
-            options: context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
+        let stage = stage(options: options, context: context)
         // The transfer keeps the body for callers that come meanwhile until this decode ended.
         let lease = BodyLease()
         var observer = observer

@@ -36,17 +36,17 @@ package struct ImageStage: Sendable {
 
     /// ``image(from:)``, decoded once for every load of the same body with the same
     /// options while it runs: loads that asked for one URL at once share its transfer, and
-    /// here its decode. `shared` names the body; nil decodes alone (a coder of the load's
-    /// own, which the key cannot compare).
+    /// here its decode. `url` is where the body came from; nil decodes alone (a coder of
+    /// the load's own, which the key cannot compare).
     ///
     /// The decode runs on the first caller's task; when that caller is cancelled the
     /// longest-waiting one decodes again on its own (``SingleFlight``), so a cancelled load
     /// never fails the others.
     package func image(
-        from data: Data, sharing shared: SharedDecode.Body?, in decodes: SharedDecodes
+        from data: Data, sharedFrom url: URL?, in decodes: SharedDecodes
     ) async throws(WebImageError) -> DecodedImage {
-        guard let shared else { return try await image(from: data) }
-        let key = SharedDecode(body: shared, data: data, options: options, lazy: lazy)
+        guard let url else { return try await image(from: data) }
+        let key = SharedDecode(url: url, data: data, options: options, lazy: lazy)
         let result: Result<DecodedImage, WebImageError>
         do throws(WaitError) {
             result = try await decodes.value(forKey: key) {
@@ -67,14 +67,7 @@ package struct ImageStage: Sendable {
     /// that answered differently never share.
     package struct SharedDecode: Hashable, Sendable {
         /// Where the body came from (the table is the fetcher's, so its coders decode it).
-        package struct Body: Hashable, Sendable {
-            let url: URL
-
-            package init(url: URL) {
-                self.url = url
-            }
-        }
-        let body: Body
+        let url: URL
         let data: Data
         let options: ImageDecodeOptions
         let lazy: Bool

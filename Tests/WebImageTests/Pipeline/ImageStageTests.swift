@@ -149,10 +149,10 @@ struct ImageStageSharedDecodeTests {
         let stage = ImageStageTests.stage(coder: coder)
         let decodes = ImageStage.SharedDecodes()
         let png = ManagerTestKit.png(width: 20, height: 10)
-        let body = ImageStage.SharedDecode.Body(url: URL(string: "https://images.test/a.png")!)
-        let first = Task { try await stage.image(from: png, sharing: body, in: decodes) }
+        let body = URL(string: "https://images.test/a.png")
+        let first = Task { try await stage.image(from: png, sharedFrom: body, in: decodes) }
         #expect(await ManagerTestKit.eventually { coder.isWaiting })
-        let second = Task { try await stage.image(from: png, sharing: body, in: decodes) }
+        let second = Task { try await stage.image(from: png, sharedFrom: body, in: decodes) }
         #expect(await ManagerTestKit.eventually { decodes.waitingCount == 1 }, "the second caller joined the first's decode")
         coder.release()
         let (a, b) = (try await first.value, try await second.value)
@@ -160,10 +160,10 @@ struct ImageStageSharedDecodeTests {
         #expect(coder.decodes == 1 && decodes.runningCount == 0)
 
         // Other bytes of the same URL, and the same bytes at another size, decode again.
-        _ = try await stage.image(from: ManagerTestKit.png(width: 20, height: 10, seed: 9), sharing: body, in: decodes)
+        _ = try await stage.image(from: ManagerTestKit.png(width: 20, height: 10, seed: 9), sharedFrom: body, in: decodes)
         var thumbnail = ImageDecodeOptions()
         thumbnail.thumbnailPixelSize = PixelSize(width: 10, height: 5)
-        let small = try await ImageStageTests.stage(thumbnail, coder: coder).image(from: png, sharing: body, in: decodes)
+        let small = try await ImageStageTests.stage(thumbnail, coder: coder).image(from: png, sharedFrom: body, in: decodes)
         #expect(small.width == 10 && small.height == 5)
         #expect(coder.decodes == 3)
     }
