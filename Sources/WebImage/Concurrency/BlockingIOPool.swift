@@ -1,5 +1,4 @@
-import NIOPosix
-import Synchronization
+import WebImageCodecs
 
 /// A bounded pool of threads for blocking calls: WebImage's disk-cache reads and `file:`
 /// loads (``shared``) and host-name lookups (``SystemHostResolver/sharedPool``), each on a
@@ -20,20 +19,17 @@ public final class BlockingIOPool: Sendable {
     public let threadCount: Int
     /// How many calls may wait for a thread; more fail with ``WebImageCodecs/WebImageError/Code/cancelled``.
     public let maxPending: Int
-    private let pool: NIOThreadPool
-    private let pending = Atomic<Int>(0)
+    /// The library's one work pool, with threads for I/O: slots, the bounded line and
+    /// cancellation before start are the decode queue's. Its slots are serial dispatch
+    /// queues, so a call blocked in `open` or `getaddrinfo` holds its own thread only.
+    private let queue: DecodeQueue
 
     /// A pool of `threadCount` threads (clamped to 1…256) with a line of `maxPending`
-    /// calls (at least 1). The threads start now and live as long as the pool.
+    /// calls (at least 1). A thread is started when a call first needs it.
     public init(threadCount: Int, maxPending: Int = 10_000) {
         self.threadCount = min(max(threadCount, 1), 256)
         self.maxPending = max(maxPending, 1)
-        pool = NIOThreadPool(numberOfThreads: self.threadCount)
-        pool.start()
-    }
-
-    deinit {
-        pool.shutdownGracefully { _ in }
+        queue = DecodeQueue(maxConcurrent: self.threadCount, maxPending: self.maxPending, label: "WebImage.io")
     }
 
     /// Runs `work` on a pool thread and returns its result; the calling task suspends
@@ -42,10 +38,10 @@ public final class BlockingIOPool: Sendable {
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the work was skipped or the line
     ///   was full.
     public func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws(WebImageError) -> T {
-        guard enter() else { throw WebImageError.cancelled("The blocking-I/O pool's line is full (\(maxPending) calls)") }
-        defer { leave() }
         do {
-            return try await pool.runIfActive(work)
+            return try await queue.run(work)
+        } catch let error as WebImageError {
+            throw error
         } catch {
             throw WebImageError.cancelled("Blocking I/O was cancelled before it started")
         }
@@ -55,25 +51,9 @@ public final class BlockingIOPool: Sendable {
     /// when the line is full.
     @discardableResult
     public func submit(_ work: @escaping @Sendable () -> Void) -> Bool {
-        guard enter() else { return false }
-        pool.submit { state in
-            defer { self.leave() }
-            if case .active = state { work() }
-        }
-        return true
+        queue.submit(work) != 0
     }
 
     /// Calls submitted and not yet finished.
-    public var pendingCount: Int { pending.load(ordering: .relaxed) }
-
-    private func enter() -> Bool {
-        let now = pending.add(1, ordering: .relaxed).newValue
-        if now > maxPending + threadCount {
-            pending.subtract(1, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    private func leave() { pending.subtract(1, ordering: .relaxed) }
+    public var pendingCount: Int { queue.pendingCount }
 }

@@ -21,26 +21,18 @@ extension DecodeQueue {
 
     /// Runs `work` on this queue when a slot is free and returns its result; the calling
     /// task is suspended meanwhile. A task cancelled while the work waits for a slot gets
-    /// ``WebImageCodecs/WebImageError/Code/cancelled`` and the work never runs; work that started runs to
-    /// its end.
+    /// ``WebImageCodecs/WebImageError/Code/cancelled`` and the work never runs, as does work
+    /// refused because the queue's line is full; work that started runs to its end.
     func perform<T: Sendable>(
         _ work: @escaping @Sendable () -> Result<T, WebImageError>
     ) async throws(WebImageError) -> T {
-        if Task.isCancelled { throw .cancelled() }
-        let slot = CancellationSlot()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, WebImageError>, Never>) in
-                let id = submit {
-                    continuation.resume(returning: work())
-                } cancelled: {
-                    continuation.resume(returning: .failure(.cancelled()))
-                }
-                slot.set { self.cancel(id) }
-            }
-        } onCancel: {
-            slot.cancel()
+        do {
+            return try await run { try work().get() }
+        } catch let error as WebImageError {
+            throw error
+        } catch {
+            throw .cancelled()
         }
-        return try result.get()
     }
 
     /// ``decodeNow(_:options:lazy:coder:)`` on this queue, the calling task suspended

@@ -31,7 +31,7 @@ extension ImageCache {
     /// The memory part now, then the disk part in the background; `completion` hears how
     /// the disk part went, on the thread that did it (the disk cache's I/O queue,
     /// ``Config/decodeQueue`` when the encode failed, the calling thread when there is
-    /// nothing to write), and without one a failure is logged.
+    /// nothing to write or a full line refused the work), and without one a failure is logged.
     /// The background store and WebImageCompat's callback forms share it.
     package func store(
         _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType,
@@ -69,6 +69,10 @@ extension ImageCache {
                 report(.failure(error))
                 pendingStores.end()
             }
+        } cancelled: { [self] in
+            // The decode queue's line is full: the disk part is skipped, a later miss.
+            report(.failure(.cancelled("The decode queue's line is full; \(key.redactedURLForLog) was not written to disk")))
+            pendingStores.end()
         }
     }
 

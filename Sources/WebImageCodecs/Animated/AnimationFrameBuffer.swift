@@ -126,6 +126,9 @@ final class AnimationFrameBuffer: Sendable {
                 result = .failure(error)
             }
             finish(position, result)
+        } cancelled: { [self] in
+            // The queue's line is full: the frame fails as a decode would, and nothing more starts.
+            finish(position, .failure(.cancelled("The decode queue's line is full")))
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -73,6 +74,20 @@ struct AnimatedImagePlayerTests {
         #expect(player.statistics == AnimatedImagePlayer.Statistics(shownFrames: 8, skippedFrames: 0))
         // (A decode running ahead when play() returns hands its frame back when it ends.)
         #expect(await ManagerTestKit.eventually { animation.bufferedBytes == 0 }, "every frame went back when the play ended")
+    }
+
+    @Test("A frame the decode queue's full line refuses ends the play with cancelled, not a hang")
+    func fullDecodeLine() async throws {
+        let (animation, _) = try Self.animation("gif/gif-test-suite/animated_loop_variable_delay.gif")
+        let queue = DecodeQueue(maxConcurrent: 1, maxPending: 1)
+        let gate = DispatchSemaphore(value: 0)
+        queue.submit { gate.wait() }   // running
+        queue.submit {}                // waiting: the line is full
+        defer { gate.signal() }
+        let clock = ManualAnimationClock()
+        let player = AnimatedImagePlayer(animation, loopCount: 1, decodeQueue: queue, clock: clock)
+        let error = await #expect(throws: WebImageError.self) { _ = try await Self.drive(player, clock: clock) }
+        #expect(error?.code == .cancelled && error?.message.contains("line is full") == true)
     }
 
     @Test("The animation's own loop count applies unless overridden")

@@ -74,6 +74,44 @@ struct DecodeQueueTests {
         #expect(log.all == [-1])
     }
 
+    @Test("the line is bounded: past maxPending waiting items, run throws at once and submit runs its cancel handler")
+    func boundedLine() async throws {
+        let queue = DecodeQueue(maxConcurrent: 1, maxPending: 3)
+        let gate = block(queue)
+        let log = Log()
+        for n in 0..<3 { queue.submit { log.append(n) } }
+        #expect(queue.pendingCount == 4, "one running, three waiting: the line is full")
+        let refused = Log()
+        let id = queue.submit { log.append(99) } cancelled: { refused.append(-1) }
+        #expect(id == 0 && refused.all == [-1], "refused at once, on the submitting thread")
+        do {
+            _ = try await queue.run { 1 }
+            Issue.record("a run past the full line was queued")
+        } catch let error as WebImageError {
+            #expect(error.code == .cancelled && error.message.contains("line is full"))
+        }
+        #expect(queue.pendingCount == 4, "refused work takes no place in line")
+        open(gate, queue)
+        #expect(await ManagerTestKit.eventually { log.all == [0, 1, 2] })
+        #expect(try await queue.run { 7 } == 7, "the line has room again")
+        #expect(await ManagerTestKit.eventually { queue.pendingCount == 0 })
+    }
+
+    @Test("a task cancelled while its work waits for a slot leaves the line; the work never runs")
+    func cancelledRunLeavesTheLine() async throws {
+        let queue = DecodeQueue(maxConcurrent: 1, maxPending: 1)
+        let gate = block(queue)
+        let ran = Log()
+        let waiting = Task { try await queue.run { ran.append(1) } }
+        #expect(await ManagerTestKit.eventually { queue.pendingCount == 2 })
+        waiting.cancel()
+        await #expect(throws: WebImageError.self) { try await waiting.value }
+        #expect(queue.pendingCount == 1, "the cancelled run's place in line is free again")
+        queue.submit { ran.append(2) }
+        open(gate, queue)
+        #expect(await ManagerTestKit.eventually { ran.all == [2] })
+    }
+
     @Test("waiting work starts in submission order, also past the queue's compaction")
     func waitingWorkRunsInOrder() async {
         let queue = DecodeQueue(maxConcurrent: 1)

@@ -187,8 +187,14 @@ struct ConfigClampTests {
         }
     }
 
-    @Test("DecodeQueue(maxConcurrent:) keeps 1…1024")
+    @Test("DecodeQueue(maxConcurrent:) keeps 1…1024, its line at least 1 (10,000 unless given; the shared queue's 100,000)")
     func decodeQueue() async throws {
+        #expect(DecodeQueue(maxConcurrent: 1, maxPending: 0).maxPending == 1)
+        #expect(DecodeQueue(maxConcurrent: 1, maxPending: .min).maxPending == 1)
+        #expect(DecodeQueue(maxConcurrent: 1).maxPending == 10_000)
+        #expect(DecodeQueue.shared.maxPending == 100_000)
+        #expect(BlockingIOPool(threadCount: 0, maxPending: 0).maxPending == 1)
+        #expect(BlockingIOPool(threadCount: 300).threadCount == 256)
         #expect(DecodeQueue(maxConcurrent: 0).maxConcurrent == 1)
         #expect(DecodeQueue(maxConcurrent: .min).maxConcurrent == 1)
         #expect(DecodeQueue(maxConcurrent: .max).maxConcurrent == 1024)

@@ -73,6 +73,31 @@ struct ImageCacheStoreTests {
         #expect(await cache.diskImageData(forKey: "k") == nil)
     }
 
+    @Test("an encode the decode queue's full line refuses is reported, the image stays in memory, and flush still returns")
+    func encodeRefusedByAFullLine() async throws {
+        let dir = try TemporaryDirectory()
+        let queue = DecodeQueue(maxConcurrent: 1, maxPending: 1)
+        let cache = Self.makeCache(dir) { $0.decodeQueue = queue }
+        let gate = DispatchSemaphore(value: 0)
+        queue.submit { gate.wait() }   // running
+        queue.submit {}                // waiting: the line is full
+        let image = RawRGBACoder.image()
+        let error = await #expect(throws: WebImageError.self) { try await cache.store(image, forKey: "k") }
+        #expect(error?.code == .cancelled && error?.message.contains("line is full") == true)
+        // The background form: its completion hears the refusal, and flush does not wait for it.
+        let reported = await withCheckedContinuation { continuation in
+            cache.store(image, data: nil, extendedData: nil, forKey: "b", cacheType: .all) { continuation.resume(returning: $0) }
+        }
+        guard case .failure(let refused) = reported else { Issue.record("the refused encode was reported as stored"); return }
+        #expect(refused.code == .cancelled && refused.message.contains("line is full"))
+        cache.storeInBackground(image, data: nil, extendedData: nil, forKey: "c", cacheType: .all)
+        #expect(cache.imageFromMemory(forKey: "k") == image && cache.imageFromMemory(forKey: "c") == image)
+        await cache.flush()
+        gate.signal()
+        #expect(await cache.diskImageData(forKey: "k") == nil)
+        #expect(await cache.diskImageData(forKey: "c") == nil)
+    }
+
     @Test("a disk write that fails is reported as cacheIOFailed")
     func writeFailureIsReported() async throws {
         let dir = try TemporaryDirectory()
