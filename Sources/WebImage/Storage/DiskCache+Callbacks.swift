@@ -30,15 +30,17 @@ extension DiskCache {
         }
     }
 
-    /// ``store(_:forKey:)`` with a completion on `ioQueue`.
+    /// ``store(_:forKey:)`` with a completion on `ioQueue`, or at once on this thread when
+    /// the write line is full (``Config/maxQueuedWriteBytes``).
     public func store(
         _ data: Data, forKey key: String,
         completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
     ) {
-        ioQueue.async {
+        let refused = queueWrite(of: data.count, forKey: key) {
             let result = Result<Void, WebImageError> { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) }
             completion?(result)
         }
+        if let refused { completion?(.failure(refused)) }
     }
 
     /// ``removeData(forKey:)`` with a completion on `ioQueue`.

@@ -29,6 +29,15 @@ extension DiskCache {
         public var budget: DiskBudget?
         /// Where reads run. Default ``BlockingIOPool/shared``.
         public var ioPool: BlockingIOPool = .shared
+        /// The most bytes of writes queued on the cache's I/O queue and not yet done. A
+        /// write past it is not queued but fails at once with
+        /// ``WebImageCodecs/WebImageError/Code/cacheIOFailed``: a cache write left out costs
+        /// a later miss, while a line without a bound would hold every download's bytes
+        /// in memory when the disk stalls. A single write larger than the limit is queued
+        /// when no other write is, so every entry can be stored. Default 128 MiB.
+        ///
+        /// Less than 1 becomes 1.
+        public var maxQueuedWriteBytes: Int = 128 << 20 { didSet { maxQueuedWriteBytes = max(1, maxQueuedWriteBytes) } }
 
         public init(
             maxDiskAge: TimeInterval = 7 * 24 * 60 * 60,

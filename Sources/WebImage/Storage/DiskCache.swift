@@ -22,6 +22,8 @@ import Synchronization
 ///   remembers the name is absent; the first lookup of a name takes the pool.
 /// - **Changes** (writes, removals, trimming, access-date refreshes) run in order on the
 ///   cache's own serial `ioQueue`. ``flush()`` waits for every change queued before it.
+///   Writes queued and not yet done hold at most ``Config/maxQueuedWriteBytes``; one
+///   more fails at once with ``WebImageCodecs/WebImageError/Code/cacheIOFailed``.
 ///
 /// Every operation comes as an `async` function and as a callback function; callbacks
 /// run on the thread that did the work (`ioQueue` or a pool thread), so they must
@@ -45,6 +47,9 @@ public final class DiskCache: Sendable {
     /// Bytes of entries as last counted, kept up to date by this cache's own writes and
     /// removals so a write can trim without listing the directory; `nil` until counted.
     let knownSize = Mutex<Int?>(nil)
+    /// Bytes of writes queued on `ioQueue` and not yet done, held under
+    /// ``Config/maxQueuedWriteBytes``.
+    private let queuedWriteBytes = Atomic<Int>(0)
 
     /// Opens the cache in `directory` (any directory; it is created on the first write).
     public init(directory: URL, config: Config = Config()) {
@@ -109,7 +114,37 @@ public final class DiskCache: Sendable {
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when the file cannot be written.
     public func store(_ data: Data, forKey key: String) async throws(WebImageError) {
-        try await onIO { Result { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) } }.get()
+        try await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, WebImageError>, Never>) in
+            let refused = queueWrite(of: data.count, forKey: key) {
+                continuation.resume(returning: Result { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) })
+            }
+            if let refused { continuation.resume(returning: .failure(refused)) }
+        }.get()
+    }
+
+    /// Queues `write`, which writes `count` bytes for `key`, on `ioQueue`, counted against
+    /// ``Config/maxQueuedWriteBytes`` until it is done. Returns the error instead when the
+    /// write would pass that limit (`write` is dropped); a write larger than the limit is
+    /// queued when no other write is.
+    package func queueWrite(of count: Int, forKey key: String, _ write: @escaping @Sendable () -> Void) -> WebImageError? {
+        let limit = config.maxQueuedWriteBytes
+        var queued = queuedWriteBytes.load(ordering: .relaxed)
+        while true {
+            guard queued == 0 || count <= limit - queued else {
+                return WebImageError(
+                    .cacheIOFailed,
+                    "The disk cache's write line is full (\(queued) of \(limit) bytes queued); \(key.redactedURLForLog) was not written")
+            }
+            let (exchanged, original) = queuedWriteBytes.compareExchange(
+                expected: queued, desired: queued + count, ordering: .relaxed)
+            if exchanged { break }
+            queued = original
+        }
+        ioQueue.async {
+            write()
+            self.queuedWriteBytes.subtract(count, ordering: .relaxed)
+        }
+        return nil
     }
 
     /// Removes `key`'s entry and its extended data from the main directory. Runs on `ioQueue`.

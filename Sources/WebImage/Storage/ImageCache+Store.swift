@@ -49,11 +49,15 @@ extension ImageCache {
             return
         }
         let writeToDisk: @Sendable (Data) -> Void = { [self] bytes in
-            diskCache.ioQueue.async { [self] in
+            let refused = diskCache.queueWrite(of: bytes.count + (extendedData?.count ?? 0), forKey: key) { [self] in
                 let result = Result { () throws(WebImageError) in
                     try diskCache.writeDataSync(bytes, extendedData: extendedData, forKey: key)
                 }
                 report(result)
+                pendingStores.end()
+            }
+            if let refused {
+                report(.failure(refused))
                 pendingStores.end()
             }
         }

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
@@ -25,6 +27,49 @@ struct DiskCacheTests {
         #expect(await cache.totalCount() == 1)
         await cache.removeAll()
         #expect(await cache.totalCount() == 0 && cache.totalSizeIsZeroOnDisk)
+    }
+
+    @Test("the write line is bounded: past maxQueuedWriteBytes a write fails at once with cacheIOFailed; one larger than the limit goes alone")
+    func boundedWriteLine() async throws {
+        let dir = try TemporaryDirectory()
+        var config = DiskCache.Config()
+        config.maxQueuedWriteBytes = 100
+        let cache = DiskCache(directory: dir.url, config: config)
+        let gate = DispatchSemaphore(value: 0)
+        cache.ioQueue.async { gate.wait() }   // a stalled disk
+        let results = Mutex<[String: Result<Void, WebImageError>]>([:])
+        let done = { @Sendable (key: String) in { @Sendable (result: Result<Void, WebImageError>) in results.withLock { $0[key] = result } } }
+        cache.store(Data(repeating: 1, count: 60), forKey: "a", completion: done("a"))
+        cache.store(Data(repeating: 2, count: 60), forKey: "b", completion: done("b"))
+        // Refused at once, on this thread: 60 + 60 would pass 100.
+        guard case .failure(let refused)? = results.withLock({ $0["b"] }) else {
+            Issue.record("the write past the line's limit was queued")
+            gate.signal()
+            return
+        }
+        #expect(refused.code == .cacheIOFailed && refused.message.contains("write line is full"))
+        await #expect(throws: WebImageError.self) { try await cache.store(Data(repeating: 3, count: 41), forKey: "c") }
+        cache.store(Data(repeating: 4, count: 40), forKey: "d", completion: done("d"))   // exactly 100 queued
+        #expect(results.withLock { $0["d"] } == nil, "within the limit: queued")
+        gate.signal()
+        await cache.flush()
+        let (a, b, c, d) = (await cache.data(forKey: "a"), await cache.data(forKey: "b"),
+                            await cache.data(forKey: "c"), await cache.data(forKey: "d"))
+        #expect(a?.count == 60 && d?.count == 40)
+        #expect(b == nil && c == nil)
+        // With nothing queued, a write larger than the whole limit is taken.
+        try await cache.store(Data(repeating: 5, count: 500), forKey: "big")
+        #expect(await cache.data(forKey: "big")?.count == 500)
+    }
+
+    @Test("maxQueuedWriteBytes is 128 MiB unless set, and at least 1")
+    func writeLineLimit() {
+        var config = DiskCache.Config()
+        #expect(config.maxQueuedWriteBytes == 128 * 1024 * 1024)
+        config.maxQueuedWriteBytes = 0
+        #expect(config.maxQueuedWriteBytes == 1)
+        config.maxQueuedWriteBytes = .min
+        #expect(config.maxQueuedWriteBytes == 1)
     }
 
     @Test("replacing an entry leaves one file and no temporary files")
