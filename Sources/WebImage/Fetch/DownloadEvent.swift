@@ -1,8 +1,9 @@
 import Foundation
 
 /// What happens to an ``ImageDownloader``'s transfers, in order for each transfer:
-/// `started`, `receivedResponse` (when the server answered), then `finished` if the
-/// whole body arrived, and always `stopped` last.
+/// `started`, `receivedResponse` (when the server answered), then `finished` if an image
+/// body arrived whole (a 304 and an empty body have none to hand over), and always
+/// `stopped` last.
 ///
 /// Read them from ``ImageDownloader/events()``: each call gives a stream of its own.
 public enum DownloadEvent: Sendable, Hashable {
@@ -10,7 +11,7 @@ public enum DownloadEvent: Sendable, Hashable {
     case started(URL)
     /// The server answered with this status (after redirects).
     case receivedResponse(URL, statusCode: Int)
-    /// The transfer received the whole body.
+    /// The transfer received the whole body, and it is not empty (nor a 304's).
     case finished(URL)
     /// The transfer ended: finished, failed or cancelled.
     case stopped(URL)

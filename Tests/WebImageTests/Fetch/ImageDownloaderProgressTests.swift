@@ -92,25 +92,32 @@ struct ImageDownloaderProgressTests {
         }
     }
 
-    @Test("events: started, receivedResponse, finished, stopped")
+    @Test("events: started, receivedResponse, finished, stopped; no finished for a failure, a 304 or an empty body")
     func events() async throws {
         try await LoaderTestKit.withOrigin { origin, downloader in
             let (bytes, _) = LoaderTestKit.rawImage()
             origin.route("/e.raw", .init(body: bytes))
             origin.route("/gone.raw", .status(410))
+            origin.route("/same.raw", .status(304))
+            origin.route("/empty.raw", .init(body: []))
             let url = origin.url("/e.raw"), gone = origin.url("/gone.raw")
+            let same = origin.url("/same.raw"), empty = origin.url("/empty.raw")
             let stream = downloader.events()
             _ = try await downloader.loadImage(with: url)
             _ = try? await downloader.loadImage(with: gone)
+            _ = try? await downloader.loadImage(with: same)
+            _ = try? await downloader.loadImage(with: empty)
 
             var seen: [DownloadEvent] = []
             for await event in stream {
                 seen.append(event)
-                if seen.count == 7 { break }
+                if seen.count == 13 { break }
             }
             #expect(seen == [
                 .started(url), .receivedResponse(url, statusCode: 200), .finished(url), .stopped(url),
                 .started(gone), .receivedResponse(gone, statusCode: 410), .stopped(gone),
+                .started(same), .receivedResponse(same, statusCode: 304), .stopped(same),
+                .started(empty), .receivedResponse(empty, statusCode: 200), .stopped(empty),
             ])
         }
     }
