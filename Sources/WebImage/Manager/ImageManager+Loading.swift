@@ -60,10 +60,16 @@ extension ImageManager {
     ///
     /// The stream ends after the last result and throws the load's error. Ending the
     /// iteration (or cancelling its task) cancels the load.
+    ///
+    /// Bounded: at most two results wait for a reader that falls behind. A partial image
+    /// it has not taken yet gives way to the newer ones; a finished result never does (a
+    /// load has at most two, the cached image and the refreshed one, and a refresh shows
+    /// no partial images).
     public func loadImageStream(
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) -> AsyncThrowingStream<ImageLoadResult, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<ImageLoadResult, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<ImageLoadResult, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(2))
         let task = start(url, options: options, context: context) { event in
             guard case .result(let result, let isLast) = event else { return }
             if let result {

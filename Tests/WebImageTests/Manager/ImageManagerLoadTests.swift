@@ -189,6 +189,23 @@ struct ImageManagerLoadTests {
         }
     }
 
+    @Test("a stream reader that falls behind holds at most two results: partial images give way, the final one stays")
+    func streamIsBounded() async throws {
+        try await ManagerFixture.with { f in
+            let png = ManagerTestKit.png(width: 64, height: 64)
+            let piece = max(1, png.count / 10)
+            f.origin.route("/p3.png", TestOrigin.Response(
+                body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150))))
+            // Ten pieces 150 ms apart: the load makes several partial images (see the test above).
+            let stream = f.manager.loadImageStream(with: f.origin.url("/p3.png"), options: [.progressiveLoad])
+            #expect(await ManagerTestKit.eventually(20) { !f.manager.isRunning }, "the load ended unread")
+            var late: [ImageLoadResult] = []
+            for try await result in stream { late.append(result) }
+            #expect(late.count <= 2, "\(late.count) results waited for the reader")
+            #expect(late.last?.isFinished == true && late.last?.image?.width == 64)
+        }
+    }
+
     @Test("cancelAll and the end of every load leave nothing running")
     func nothingLeaks() async throws {
         try await ManagerFixture.with { f in
