@@ -5,7 +5,23 @@ import Synchronization
 ///
 /// Deliberately small: name/value cookies scoped by host (or `Domain`), `Path` and
 /// `Secure`; `Max-Age=0` deletes one. Nothing is written to disk.
+///
+/// Bounded as RFC 6265 §6.1 asks of a user agent at least: a cookie's name and value
+/// together up to ``maxCookieBytes``, at most ``maxCookiesPerDomain`` per domain and
+/// ``maxCookies`` in all; past a limit the cookie set longest ago goes first, so a
+/// server that sets many cannot grow the jar. A `Domain` must contain the host (RFC
+/// 6265 §5.3): a server cannot set cookies for another site, nor for an IP address other
+/// than its own, nor for a top-level domain (`Domain=com`). Longer public suffixes
+/// (`co.uk`) are not known, since the jar has no public-suffix list: a server under one
+/// could share a cookie with its siblings there, which browsers refuse.
 final class CookieJar: Sendable {
+    /// The largest name plus value kept, in bytes (RFC 6265 §6.1: at least 4096).
+    static let maxCookieBytes = 4096
+    /// The most cookies kept for one domain (RFC 6265 §6.1: at least 50).
+    static let maxCookiesPerDomain = 50
+    /// The most cookies kept in all (RFC 6265 §6.1: at least 3000).
+    static let maxCookies = 3000
+
     private struct Cookie: Sendable {
         var name: String
         var value: String
@@ -14,7 +30,11 @@ final class CookieJar: Sendable {
         var path: String
         var secure: Bool
     }
+    /// Oldest set first.
     private let cookies = Mutex<[Cookie]>([])
+
+    /// How many cookies the jar holds (tests).
+    var count: Int { cookies.withLock { $0.count } }
 
     /// Stores the `Set-Cookie` header values received from `url`.
     func store(setCookieHeaders: [String], from url: URL) {
@@ -25,15 +45,21 @@ final class CookieJar: Sendable {
             var cookie = Cookie(
                 name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]),
                 domain: host, hostOnly: true, path: "/", secure: false)
-            var expired = false
+            var expired = false, ignored = false
             for attribute in parts.dropFirst() {
                 let kv = attribute.split(separator: "=", maxSplits: 1).map(String.init)
                 let key = kv[0].lowercased(), value = kv.count > 1 ? kv[1] : ""
                 switch key {
                 case "domain":
                     let domain = value.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-                    // A server may only widen a cookie to a domain it belongs to.
-                    guard host == domain || host.hasSuffix("." + domain) else { expired = true; continue }
+                    if domain.isEmpty { continue }
+                    // A server may only widen a cookie to a domain it belongs to (an IP address
+                    // only to itself), and not to a top-level domain; otherwise it is ignored.
+                    let contains = host == domain || (IPAddress(host) == nil && host.hasSuffix("." + domain))
+                    guard contains, domain.contains(".") || domain == host else {
+                        ignored = true
+                        continue
+                    }
                     cookie.domain = domain
                     cookie.hostOnly = false
                 case "path": if value.hasPrefix("/") { cookie.path = value }
@@ -42,9 +68,16 @@ final class CookieJar: Sendable {
                 default: break
                 }
             }
+            if ignored || cookie.name.utf8.count + cookie.value.utf8.count > Self.maxCookieBytes { continue }
             cookies.withLock { list in
                 list.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
-                if !expired { list.append(cookie) }
+                guard !expired else { return }
+                list.append(cookie)
+                if list.count(where: { $0.domain == cookie.domain }) > Self.maxCookiesPerDomain,
+                   let oldest = list.firstIndex(where: { $0.domain == cookie.domain }) {
+                    list.remove(at: oldest)
+                }
+                if list.count > Self.maxCookies { list.removeFirst(list.count - Self.maxCookies) }
             }
         }
     }
@@ -56,7 +89,7 @@ final class CookieJar: Sendable {
         let isSecure = url.scheme?.lowercased() == "https"
         let matching = cookies.withLock { list in
             list.filter { c in
-                let domainOK = c.hostOnly ? host == c.domain : (host == c.domain || host.hasSuffix("." + c.domain))
+                let domainOK = host == c.domain || (!c.hostOnly && IPAddress(host) == nil && host.hasSuffix("." + c.domain))
                 return domainOK && path.hasPrefix(c.path) && (!c.secure || isSecure)
             }
         }
