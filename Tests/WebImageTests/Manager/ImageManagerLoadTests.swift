@@ -150,14 +150,8 @@ struct ImageManagerLoadTests {
     @Test("progressiveLoad delivers partial images, never stored, then the final one; the stream yields them all")
     func progressive() async throws {
         try await ManagerFixture.with { f in
-            let png = ManagerTestKit.png(width: 64, height: 64)
-            // Pieces slower than the downloader's progress interval, so partial decodes surface.
-            let piece = max(1, png.count / 5)
-            let response = TestOrigin.Response(
-                body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150)))
-            f.origin.route("/p.png", response)
-            f.origin.route("/p2.png", response)
-            let url = f.origin.url("/p.png")
+            let url = f.serveDripping("/p.png", pieces: 5).url
+            let second = f.serveDripping("/p2.png", pieces: 5).url
 
             // What the cache holds as each partial is delivered. Callbacks run on the callback
             // queue after the pipeline has moved on, so the last partial's may find the final
@@ -181,7 +175,7 @@ struct ImageManagerLoadTests {
             #expect(heldDuringPartials.withLock { $0 }.allSatisfy { $0 == final })
 
             var streamed: [ImageLoadResult] = []
-            for try await result in f.manager.loadImageStream(with: f.origin.url("/p2.png"), options: [.progressiveLoad]) {
+            for try await result in f.manager.loadImageStream(with: second, options: [.progressiveLoad]) {
                 streamed.append(result)
             }
             #expect(streamed.count >= 2)
@@ -192,12 +186,9 @@ struct ImageManagerLoadTests {
     @Test("a stream reader that falls behind holds at most two results: partial images give way, the final one stays")
     func streamIsBounded() async throws {
         try await ManagerFixture.with { f in
-            let png = ManagerTestKit.png(width: 64, height: 64)
-            let piece = max(1, png.count / 10)
-            f.origin.route("/p3.png", TestOrigin.Response(
-                body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150))))
-            // Ten pieces 150 ms apart: the load makes several partial images (see the test above).
-            let stream = f.manager.loadImageStream(with: f.origin.url("/p3.png"), options: [.progressiveLoad])
+            // Ten pieces: the load makes several partial images (see the test above).
+            let url = f.serveDripping("/p3.png", pieces: 10).url
+            let stream = f.manager.loadImageStream(with: url, options: [.progressiveLoad])
             #expect(await ManagerTestKit.eventually(20) { !f.manager.isRunning }, "the load ended unread")
             var late: [ImageLoadResult] = []
             for try await result in stream { late.append(result) }

@@ -39,11 +39,8 @@ struct ImageTaskTests {
     @Test("progress reaches the whole body; previews show partial images; response is the final image")
     func progressAndPreviews() async throws {
         try await ManagerFixture.with { f in
-            let png = ManagerTestKit.png(width: 64, height: 64)
-            let piece = max(1, png.count / 5)
-            f.origin.route("/p.png", TestOrigin.Response(
-                body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150))))
-            let task = f.manager.imageTask(with: f.origin.url("/p.png"), options: [.progressiveLoad])
+            let (url, png) = f.serveDripping("/p.png", pieces: 5)
+            let task = f.manager.imageTask(with: url, options: [.progressiveLoad])
             async let progress: [ImageTask.Progress] = task.progress.reduce(into: []) { $0.append($1) }
             async let previews: [ImageResponse] = task.previews.reduce(into: []) { $0.append($1) }
             let response = try await task.response

@@ -39,6 +39,18 @@ final class ManagerFixture: Sendable {
         return origin.url(path)
     }
 
+    /// Serves a 64×64 PNG at `path` in `pieces` pieces 150 ms apart (slower than the
+    /// downloader's progress interval, so a progressive load makes partial images); returns
+    /// its URL and the PNG.
+    @discardableResult
+    func serveDripping(_ path: String, pieces: Int) -> (url: URL, png: Data) {
+        let png = ManagerTestKit.png(width: 64, height: 64)
+        let piece = max(1, png.count / pieces)
+        origin.route(path, TestOrigin.Response(
+            body: Array(png), contentType: "image/png", delivery: .drip(bytes: piece, every: .milliseconds(150))))
+        return (origin.url(path), png)
+    }
+
     /// Loads `url` with the callback API and waits for the load to end; returns every result.
     func loadAll(
         _ url: URL?, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
