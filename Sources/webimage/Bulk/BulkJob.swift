@@ -46,8 +46,8 @@ struct BulkJob: Sendable {
         var firstOrderStart = 0
         var output = OrderedOutput(json: settings.json, unordered: settings.unordered)
 
-        func handle(_ record: BulkRecord) {
-            manifest?.append(record.jsonLine.text)
+        func handle(_ record: BulkRecord) async {
+            await manifest?.append(record.jsonLine.text)
             progress.record(record, logFailure: settings.logsFailures)
             output.finished(record)
         }
@@ -65,7 +65,7 @@ struct BulkJob: Sendable {
                         || (!settings.unordered && settings.json && output.waitingCount >= Self.reorderWindow) {
                     guard let record = await group.next() else { break }
                     running -= 1
-                    handle(record)
+                    await handle(record)
                 }
                 output.started(entry.index)
                 running += 1
@@ -87,7 +87,7 @@ struct BulkJob: Sendable {
                 group.addTask { await load.value }
             }
             progress.listRead(list.count, isComplete: true)
-            for await record in group { handle(record) }
+            for await record in group { await handle(record) }
         }
         await manifest?.flush()
         return progress.failedCount == 0

@@ -53,7 +53,7 @@ extension BulkJob {
             }
             if let problem { throw ValidationError("cannot write into --out \(writer.directoryPath): \(problem)") }
         }
-        let manifest = try bulk.manifest.map(ManifestWriter.init(path:))
+        let manifest = try bulk.manifest.map { try ManifestWriter(path: $0) }
 
         var bulkContext = context
         // The derived image is written to --out; only the downloaded original is worth

@@ -6,6 +6,7 @@ import Darwin
 import ArgumentParser
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Appends one JSON line per finished URL to `--manifest FILE`, on its own serial queue.
 ///
@@ -13,12 +14,23 @@ import Foundation
 /// URL's output file was renamed into place, so a line saying `"ok":true` always names
 /// a complete file. A job killed mid-write can leave a partial last line: ``ManifestIndex``
 /// ignores lines that do not parse, and the next run starts on a new line.
+///
+/// Bounded: lines queued and not yet written hold at most ``maxQueuedBytes``; past it,
+/// ``append(_:)`` waits until they are written, so a slow or stalled manifest file holds
+/// the job back instead of filling its memory.
 final class ManifestWriter: Sendable {
     private let fd: Int32
-    private let queue = DispatchQueue(label: "webimage.bulk.manifest")
+    /// Where the lines are written, in order (internal for the tests, which stall it).
+    let queue = DispatchQueue(label: "webimage.bulk.manifest")
+    /// Bytes of lines queued and not yet written.
+    private let queued = Atomic<Int>(0)
+    /// The most bytes of lines that wait to be written before ``append(_:)`` waits too:
+    /// 1 MiB (about 5,000 lines) unless given.
+    let maxQueuedBytes: Int
 
     /// Opens (creating) `path` for appending. Throws a usage error when it cannot.
-    init(path: String) throws {
+    init(path: String, maxQueuedBytes: Int = 1 << 20) throws {
+        self.maxQueuedBytes = max(1, maxQueuedBytes)
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw ValidationError("cannot open --manifest \(path): \(String(cString: strerror(errno)))")
@@ -26,15 +38,26 @@ final class ManifestWriter: Sendable {
         // A line cut short by a killed run must not swallow the next one.
         var last: UInt8 = 10
         let size = lseek(fd, 0, SEEK_END)
-        if size > 0, pread(fd, &last, 1, size - 1) == 1, last != 10 { append("") }
+        if size > 0, pread(fd, &last, 1, size - 1) == 1, last != 10 { enqueue("") }
     }
 
     deinit { close(fd) }
 
-    /// Queues `line` (without its newline).
-    func append(_ line: String) {
+    /// Bytes of lines queued and not yet written (tests).
+    var queuedBytes: Int { queued.load(ordering: .relaxed) }
+
+    /// Queues `line` (without its newline); when more than ``maxQueuedBytes`` are then
+    /// waiting, returns only once every line queued so far is written.
+    func append(_ line: String) async {
+        if enqueue(line) > maxQueuedBytes { await flush() }
+    }
+
+    /// Queues `line` and returns the bytes now waiting.
+    private func enqueue(_ line: String) -> Int {
         let bytes = Array((line + "\n").utf8)
-        queue.async { [fd] in
+        let waiting = queued.add(bytes.count, ordering: .relaxed).newValue
+        queue.async { [self] in
+            defer { queued.subtract(bytes.count, ordering: .relaxed) }
             var offset = 0
             while offset < bytes.count {
                 let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -43,6 +66,7 @@ final class ManifestWriter: Sendable {
                 offset += n
             }
         }
+        return waiting
     }
 
     /// Waits until every queued line is written.
