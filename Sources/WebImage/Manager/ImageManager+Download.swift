@@ -5,35 +5,32 @@ extension ImageManager {
     /// Downloads the load's URL; with validators that can validate, as a conditional
     /// request that may answer ``DecodedFetch/notModified(_:)``.
     ///
-    /// The load's task steers the download through a token (priority changes, cancel)
+    /// `task` steers the download through a token (priority changes, cancel)
     /// and hears its progress; partial images reach it unless this is a revalidation.
     func download(
-        _ load: ManagedLoad, validators: HTTPValidators?, isRevalidation: Bool
+        _ request: ImageRequest, _ task: ImageTask, validators: HTTPValidators?, isRevalidation: Bool
     ) async throws(WebImageError) -> DecodedFetch {
-        try load.checkCancelled()
-        var options = load.options.loaderOptions
+        try task.checkCancelled()
+        var options = request.loaderOptions
         let conditional = validators?.canValidate ?? false
         if conditional { options.insert(.useHTTPCache) }
-        let context = load.context.loaderContext(
-            options: load.options, originalKey: load.originalKey ?? load.url.absoluteString,
-            validators: conditional ? validators : nil)
-        let token = ImageLoadToken(url: load.url, priority: load.task.priority)
-        load.task.attach(token)
+        let context = request.loaderContext(validators: conditional ? validators : nil)
+        let token = ImageLoadToken(url: request.url, priority: task.priority)
+        task.attach(token)
         var observer = ImageLoadObserver(token: token)
-        let task = load.task
         if task.reportsProgress {
             observer.progress = { received, expected in task.reportProgress(received: received, expected: expected) }
         }
         var partial: (@Sendable (DecodedImage) -> Void)?
-        if load.options.contains(.progressiveLoad), !isRevalidation {
+        if request.options.contains(.progressiveLoad), !isRevalidation {
             // Partial images are shown, never stored.
             partial = { image in
-                task.finish(load.result(image: image, data: nil, cacheType: .none, isFinished: false), isLast: false)
+                task.finish(request.result(image: image, data: nil, cacheType: .none, isFinished: false), isLast: false)
             }
         }
         let downloaded = try await Self.download(
-            load.url, from: load.loader, options: options, context: context, observer: observer, partial: partial)
-        if load.options.contains(.retryFailed), case .response = downloaded { failedURLs.remove(load.url) }
+            request.url, from: request.loader, options: options, context: context, observer: observer, partial: partial)
+        if request.options.contains(.retryFailed), case .response = downloaded { failedURLs.remove(request.url) }
         return downloaded
     }
 
@@ -59,18 +56,18 @@ extension ImageManager {
         }
     }
 
-    /// Ends `load` with `error`, putting its URL on the block list when the error is
+    /// Ends the load with `error`, putting its URL on the block list when the error is
     /// permanent and the delegate (else the loader) agrees.
-    func fail(_ load: ManagedLoad, _ error: WebImageError) {
-        if FailedURLPolicy.mayBlock(error), shouldBlock(load, error) {
-            failedURLs.insert(load.url, error: error)
+    func fail(_ request: ImageRequest, _ task: ImageTask, _ error: WebImageError) {
+        if FailedURLPolicy.mayBlock(error), shouldBlock(request, error) {
+            failedURLs.insert(request.url, error: error)
         }
-        load.task.finish(load.failure(error), isLast: true)
+        task.finish(request.failure(error), isLast: true)
     }
 
     /// The delegate's block-list decision, else the loader's.
-    private func shouldBlock(_ load: ManagedLoad, _ error: WebImageError) -> Bool {
-        if let decision = delegate?.shouldBlockFailedURL(load.url, error: error) { return decision }
-        return load.loader.shouldBlockFailedURL(load.url, error: error)
+    private func shouldBlock(_ request: ImageRequest, _ error: WebImageError) -> Bool {
+        if let decision = delegate?.shouldBlockFailedURL(request.url, error: error) { return decision }
+        return request.loader.shouldBlockFailedURL(request.url, error: error)
     }
 }

@@ -25,10 +25,10 @@ extension ImageManager {
         if let hit = try memoryHit(url, options: options, context: context) { return hit }
         if options.contains(.refreshCached) { return try await imageTask(with: url, options: options, context: context).response }
         let task = ImageTask(url: url, priority: options.loadPriority, reportsProgress: false)
-        if let load = prepare(url, options: options, context: context, task: task) {
+        if let request = prepare(url, options: options, context: context, task: task) {
             register(task)
             await withTaskCancellationHandler {
-                await run(load)
+                await run(request, task)
             } onCancel: {
                 task.cancel()
             }
@@ -98,16 +98,16 @@ extension ImageManager {
         listener: (@Sendable (ImageTask.Event) -> Void)?
     ) -> ImageTask {
         let task = ImageTask(url: url, priority: options.loadPriority, listener: listener)
-        guard var load = prepare(url, options: options, context: context, task: task) else { return task }
-        load.deliveredHit = deliveredHit
+        guard let request = prepare(url, options: options, context: context, task: task) else { return task }
         register(task)
-        task.setRunner(Task { await run(load) })
+        task.setRunner(Task { await run(request, task, deliveredHit: deliveredHit) })
         return task
     }
 
-    /// The load's decisions (keys, cache, loader), or `nil` after finishing `task` with
-    /// the reason it must not run: an empty URL, or a URL on the block list.
-    func prepare(_ url: URL, options: WebImageOptions, context: WebImageContext, task: ImageTask) -> ManagedLoad? {
+    /// The load's request (keys, cache, loader, what each stage reads), or `nil` after
+    /// finishing `task` with the reason it must not run: an empty URL, or a URL on the
+    /// block list.
+    func prepare(_ url: URL, options: WebImageOptions, context: WebImageContext, task: ImageTask) -> ImageRequest? {
         guard !url.absoluteString.isEmpty else {
             task.finish(.failure(WebImageError(.invalidURL, "The image URL is empty"), url: url), isLast: true)
             return nil
@@ -120,15 +120,9 @@ extension ImageManager {
             task.finish(.failure(error, url: url), isLast: true)
             return nil
         }
-        let original = originalCacheKey(for: url, context: context)
-        var load = ManagedLoad(
-            url: url, options: options, context: context,
-            key: original.map { cacheKey(original: $0, options: options, context: context) }, originalKey: original,
-            sourceKey: original.map { thumbnailKey($0, context: context) },
-            transformer: context.imageTransformer ?? transformer,
-            cache: context.imageCache ?? imageCache, loader: context.imageLoader ?? imageLoader, task: task)
-        load.httpCachePolicy = context.httpCachePolicy ?? httpCachePolicy
-        return load
+        return ImageRequest(
+            url: url, options: options, context: context, originalKey: originalCacheKey(for: url, context: context),
+            manager: self)
     }
 
     /// The fast path: a memory hit answered on the calling thread, with the same checks

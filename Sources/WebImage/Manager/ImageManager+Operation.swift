@@ -55,22 +55,17 @@ extension ImageManager {
         guard options.contains(.queryMemorySync) || blocking, !options.contains(.fromLoaderOnly),
               context.queryCacheType != .none, let original = originalCacheKey(for: url, context: context),
               options.contains(.retryFailed) || !failedURLs.contains(url) else { return nil }
-        let key = cacheKey(original: original, options: options, context: context)
         let refresh = options.contains(.refreshCached)
         let policy = context.httpCachePolicy ?? httpCachePolicy
         guard policy == .ignoreHeaders || refresh || options.contains(.fromCacheOnly) else { return nil }
-        let cache = context.imageCache ?? imageCache
-        let keptApart = context.thumbnailPixelSize != nil || (context.imageTransformer ?? transformer) != nil
-            || options.contains(.lazyAnimatedImage)
-        var cacheOptions = options.cacheOptions(querying: context.queryCacheType)
-        if keptApart { cacheOptions.subtract([.queryMemoryData, .queryMemoryDataSync]) }
+        let request = ImageRequest(url: url, options: options, context: context, originalKey: original, manager: self)
+        guard let key = request.key else { return nil }
+        let query = request.resultQuery
         var hit: ImageCacheQueryResult
-        if blocking, let answer = cache.queryImageSynchronously(
-            forKey: key, options: cacheOptions,
-            context: context.cacheContext(options: options, thumbnail: false, originalKey: original)) {
+        if blocking, let answer = request.cache.queryImageSynchronously(forKey: key, options: query.options, context: query.context) {
             hit = answer
-        } else if !cacheOptions.contains(.queryDiskOnly), !cacheOptions.contains(.queryMemoryData),
-                  let image = cache.imageFromMemory(forKey: key) {
+        } else if !query.options.contains(.queryDiskOnly), !query.options.contains(.queryMemoryData),
+                  let image = request.cache.imageFromMemory(forKey: key) {
             hit = ImageCacheQueryResult(image: image, cacheType: .memory)
             WebImageMetrics.memoryHits.increment()
         } else {
@@ -78,9 +73,6 @@ extension ImageManager {
         }
         guard hit.image != nil else { return nil }
         if options.contains(.decodeFirstFrameOnly) { hit.image = hit.image?.firstFrame }
-        let derived = context.thumbnailPixelSize != nil || (context.imageTransformer ?? transformer) != nil
-        let result = ImageLoadResult(
-            url: url, image: hit.image, data: derived ? nil : hit.data, cacheType: hit.cacheType, cacheKey: key)
-        return (hit, result)
+        return (hit, request.result(hit))
     }
 }

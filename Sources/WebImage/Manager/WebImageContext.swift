@@ -9,8 +9,8 @@ import Foundation
 /// and its ``ImageCaching`` (``ImageCaching/queryImage(forKey:options:context:)``). Each
 /// field says which layer reads it. The manager hands its loader and its cache queries
 /// its own context with the few fields it decides itself filled in (the loader's decode
-/// options and validators, a cache query's thumbnail size and scale-down budget), in one
-/// place (`WebImageContext+Mapping.swift`).
+/// options and validators, a cache query's thumbnail size and scale-down budget), decided
+/// once per load (`ImageRequest.swift`).
 ///
 /// Every field has a default, so `WebImageContext()` is a plain load through the
 /// manager's cache and loader (or, given to a loader or a cache directly, a plain
@@ -148,4 +148,54 @@ public struct WebImageContext: Sendable {
 
     /// Creates a context with every field at its default.
     public init() {}
+}
+
+/// What the layers derive from a context: the key a cache keeps a decode under, and the
+/// decode options a cache and a loader use.
+extension WebImageContext {
+    /// The pixel budget ``WebImageOptions/scaleDownLargeImages`` uses when neither
+    /// ``scaleDownLimitBytes`` nor ``decodeOptions`` sets one: 60 MiB of RGBA, as SDWebImage.
+    public static let defaultScaleDownLimitBytes = 60 * 1024 * 1024
+
+    /// Cache: the key the decoded image is kept under in memory for a query of `key`:
+    /// `key` itself, or with a ``thumbnailPixelSize`` its thumbnail key
+    /// (``CacheKey/thumbnailed(_:pixelSize:preserveAspectRatio:)``).
+    public func memoryKey(forKey key: String) -> String {
+        guard let size = thumbnailPixelSize else { return key }
+        return CacheKey.thumbnailed(key, pixelSize: size, preserveAspectRatio: preserveAspectRatio)
+    }
+
+    /// Cache: the decode options for the disk data of `key`, from ``thumbnailPixelSize``,
+    /// ``preserveAspectRatio``, ``scaleDownLimitBytes``, ``maxPixelCount`` and
+    /// ``imageScaleFactor`` (else the scale of `key`, ``CacheKey/scale(for:)``). It does
+    /// not read ``decodeOptions`` (see there why).
+    public func decodeOptions(forKey key: String, firstFrameOnly: Bool) -> ImageDecodeOptions {
+        var result = fieldDecodeOptions(scale: imageScaleFactor ?? CacheKey.scale(for: key))
+        result.firstFrameOnly = firstFrameOnly
+        return result
+    }
+
+    /// Loader: the decode options of a load with `options`: ``decodeOptions``, else the
+    /// fields' (scale 1 without ``imageScaleFactor``: a loader has no cache key to take
+    /// it from), then the option flags on top (first frame only, the scale-down budget
+    /// when none is set).
+    func loaderDecodeOptions(_ options: WebImageOptions) -> ImageDecodeOptions {
+        var result = decodeOptions ?? fieldDecodeOptions(scale: imageScaleFactor ?? 1)
+        if options.contains(.decodeFirstFrameOnly) { result.firstFrameOnly = true }
+        if options.contains(.scaleDownLargeImages), result.scaleDownLimitBytes == nil {
+            result.scaleDownLimitBytes = Self.defaultScaleDownLimitBytes
+        }
+        return result
+    }
+
+    /// The decode options the context's decoding fields describe, at `scale`: what a cache
+    /// and a loader without ``decodeOptions`` both start from.
+    private func fieldDecodeOptions(scale: Double) -> ImageDecodeOptions {
+        ImageDecodeOptions(
+            thumbnailPixelSize: thumbnailPixelSize,
+            preserveAspectRatio: preserveAspectRatio,
+            scaleDownLimitBytes: scaleDownLimitBytes,
+            maxPixelCount: maxPixelCount,
+            scale: scale)
+    }
 }

@@ -152,3 +152,16 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
         "avoidMemoryCache": .avoidMemoryCache,
     ]
 }
+
+extension WebImageOptions {
+    /// Loader: whether these options ask for a conditional request
+    /// (``useHTTPCache`` or ``ignoreCachedResponse``).
+    var isConditional: Bool { !isDisjoint(with: [.useHTTPCache, .ignoreCachedResponse]) }
+
+    /// The queueing priority ``lowPriority`` / ``highPriority`` ask for (high wins).
+    package var loadPriority: ImageLoadPriority {
+        if contains(.highPriority) { return .high }
+        if contains(.lowPriority) { return .low }
+        return .normal
+    }
+}

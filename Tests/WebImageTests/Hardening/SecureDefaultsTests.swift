@@ -132,7 +132,7 @@ struct SecureDefaultsTests {
     func tlsOptionMapping() {
         #expect(!WebImageOptions().contains(.allowInvalidSSLCertificates))
         // The manager hands the bit to its loader unchanged (one option set since #37).
-        #expect(WebImageOptions.allowInvalidSSLCertificates.loaderOptions == .allowInvalidSSLCertificates)
+        #expect(WebImageOptions.allowInvalidSSLCertificates.intersection(ImageRequest.loaderBits) == .allowInvalidSSLCertificates)
     }
 
     @Test("error messages never carry the password of a URL's user info")

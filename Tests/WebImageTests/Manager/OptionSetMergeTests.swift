@@ -133,22 +133,37 @@ struct OptionSetMergeTests {
         #expect(cache.queries.count == expected.count)
     }
 
-    @Test("the mapping: a loader gets the transfer and decode bits, a cache query its query bits")
-    func mapping() {
+    @Test("the request: a loader gets the transfer and decode bits, a cache query its query bits")
+    func mapping() throws {
+        let dir = try TemporaryDirectory()
+        let manager = ImageManager(cache: ImageCache(namespace: "merge", directory: dir.url), loader: OptionsRecordingLoader())
+        let url = try #require(URL(string: "https://img.example/c.png"))
         let every = Self.named.reduce(into: WebImageOptions()) { $0.formUnion($1.1) }
-        #expect(every.loaderOptions == [
-            .lowPriority, .highPriority, .progressiveLoad, .handleCookies, .allowInvalidSSLCertificates,
-            .scaleDownLargeImages, .decodeFirstFrameOnly, .avoidDecodeImage, .lazyAnimatedImage,
-        ])
         let queryBits: WebImageOptions = [
             .decodeFirstFrameOnly, .queryMemorySync, .queryDiskDataSync, .queryMemoryData, .queryMemoryDataSync,
         ]
-        #expect(every.cacheOptions(querying: .all) == queryBits)
-        #expect(every.cacheOptions(querying: .none) == queryBits)
-        #expect(every.cacheOptions(querying: .memory) == queryBits.union(.queryMemoryOnly))
-        #expect(every.cacheOptions(querying: .disk) == queryBits.union(.queryDiskOnly))
+        // A plain load's result query looks where queryCacheType says; its original query
+        // (a result kept apart) where originalQueryCacheType says, without the sync and
+        // data bits, which only the result's own query answers.
+        for cacheType in [ImageCacheType.all, .none, .memory, .disk] {
+            var context = WebImageContext()
+            context.queryCacheType = cacheType
+            context.originalQueryCacheType = cacheType
+            let request = ImageRequest(url: url, options: every, context: context, originalKey: "c", manager: manager)
+            let only: WebImageOptions = cacheType == .memory ? .queryMemoryOnly : cacheType == .disk ? .queryDiskOnly : []
+            #expect(request.loaderOptions == [
+                .lowPriority, .highPriority, .progressiveLoad, .handleCookies, .allowInvalidSSLCertificates,
+                .scaleDownLargeImages, .decodeFirstFrameOnly, .avoidDecodeImage, .lazyAnimatedImage,
+            ])
+            // lazyAnimatedImage keeps the result apart: no memory data from its own query.
+            #expect(request.resultQuery.options == queryBits.subtracting([.queryMemoryData, .queryMemoryDataSync]).union(only))
+            #expect(request.originalQuery.options == WebImageOptions.decodeFirstFrameOnly.union(only), "\(cacheType)")
+            let eager = ImageRequest(
+                url: url, options: every.subtracting(.lazyAnimatedImage), context: context, originalKey: "c", manager: manager)
+            #expect(eager.resultQuery.options == queryBits.union(only))
+        }
         #expect(WebImageOptions([.highPriority, .lowPriority]).loadPriority == .high)
         #expect(WebImageOptions.ignoreCachedResponse.isConditional && WebImageOptions.useHTTPCache.isConditional)
-        #expect(!WebImageOptions.loaderBits.isConditional)
+        #expect(!ImageRequest.loaderBits.isConditional)
     }
 }
