@@ -56,7 +56,7 @@ extension ImageDownloader {
         // Events first, so a caller that reacts to its result sees this transfer's events
         // before those of a transfer it starts.
         // `finished` means an image body arrived, as before 304s and empty bodies were answers.
-        if case .success(let body) = outcome, body.http?.statusCode != 304, body.data?.isEmpty == false {
+        if case .success(let body) = outcome, !body.isNotModified, body.data?.isEmpty == false {
             emit(.finished(transfer.url))
         }
         emit(.stopped(transfer.url))

@@ -39,7 +39,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> FetchOutcome {
         let response = try await fetchBody(url, options: options, context: context, observer: observer)
-        if let http = response.http, http.statusCode == 304 { return .notModified(http) }
+        if response.isNotModified, let http = response.http { return .notModified(http) }
         return Self.outcome(response.data ?? Data(), http: response.http)
     }
 
@@ -123,7 +123,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     /// ``WebImageCodecs/WebImageError/Code/badImageData``, as from ``loadImage(with:options:context:observer:)``.
     static func finalResult(_ result: Result<ImageLoadResponse, WebImageError>) -> Result<ImageLoadResponse, WebImageError> {
         guard case .success(let response) = result else { return result }
-        if let http = response.http, http.statusCode == 304 { return .failure(notModified(response.url, http: http)) }
+        if response.isNotModified, let http = response.http { return .failure(notModified(response.url, http: http)) }
         guard let data = response.data, !data.isEmpty else { return .failure(emptyBody(response.url, http: response.http)) }
         return result
     }

@@ -30,3 +30,9 @@ public struct ImageLoadResponse: Sendable {
         self.attempts = attempts
     }
 }
+
+extension ImageLoadResponse {
+    /// Whether the transfer answered 304 Not Modified, which has no body of its own: an
+    /// answer to a conditional request, which the caller turns into its stored copy.
+    var isNotModified: Bool { http?.statusCode == 304 }
+}

@@ -48,18 +48,19 @@ extension ImageCache {
             if completion != nil { report(.success(())) }
             return
         }
+        // Every way the disk part ends reports, then ends the pending store.
+        let finish: @Sendable (Result<Void, WebImageError>) -> Void = { [self] result in
+            report(result)
+            pendingStores.end()
+        }
         let writeToDisk: @Sendable (Data) -> Void = { [self] bytes in
             let refused = diskCache.queueWrite(of: bytes.count + (extendedData?.count ?? 0), forKey: key) { [self] in
                 let result = Result { () throws(WebImageError) in
                     try diskCache.writeDataSync(bytes, extendedData: extendedData, forKey: key)
                 }
-                report(result)
-                pendingStores.end()
+                finish(result)
             }
-            if let refused {
-                report(.failure(refused))
-                pendingStores.end()
-            }
+            if let refused { finish(.failure(refused)) }
         }
         if let data = write.data {
             writeToDisk(data)
@@ -70,13 +71,11 @@ extension ImageCache {
             case .success(let bytes):
                 writeToDisk(bytes)
             case .failure(let error):
-                report(.failure(error))
-                pendingStores.end()
+                finish(.failure(error))
             }
-        } cancelled: { [self] in
+        } cancelled: {
             // The decode queue's line is full: the disk part is skipped, a later miss.
-            report(.failure(.cancelled("The decode queue's line is full; \(key.redactedURLForLog) was not written to disk")))
-            pendingStores.end()
+            finish(.failure(.cancelled("The decode queue's line is full; \(key.redactedURLForLog) was not written to disk")))
         }
     }
 
