@@ -52,6 +52,11 @@ extension ImageCache {
         public var diskBudget: DiskBudget?
         /// Where disk reads run. Default ``BlockingIOPool/shared``.
         public var ioPool: BlockingIOPool = .shared
+        /// Most bytes of disk writes queued and not yet done, as
+        /// ``DiskCache/Config/maxQueuedWriteBytes``: past it a store's disk part fails at
+        /// once (a later miss) instead of the line growing while the disk stalls. Default
+        /// 128 MiB; at least 1.
+        public var maxQueuedWriteBytes: Int = 128 << 20 { didSet { maxQueuedWriteBytes = max(1, maxQueuedWriteBytes) } }
 
         // MARK: Coding and delivery
 
@@ -85,6 +90,7 @@ extension ImageCache {
                 maxDiskAge: maxDiskAge, maxDiskSize: maxDiskSize, additionalCachePaths: additionalCachePaths)
             config.budget = diskBudget
             config.ioPool = ioPool
+            config.maxQueuedWriteBytes = maxQueuedWriteBytes
             return config
         }
     }

@@ -98,6 +98,41 @@ struct ImageCacheStoreTests {
         #expect(await cache.diskImageData(forKey: "c") == nil)
     }
 
+    @Test("ImageCache's write line is bounded by Config.maxQueuedWriteBytes: past it a store's disk part is refused, reported, and flush still returns")
+    func writeLineOfTheCache() async throws {
+        var config = ImageCache.Config()
+        #expect(config.maxQueuedWriteBytes == 128 * 1024 * 1024)
+        config.maxQueuedWriteBytes = -5
+        #expect(config.maxQueuedWriteBytes == 1)
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir) { $0.maxQueuedWriteBytes = 100 }
+        let gate = DispatchSemaphore(value: 0)
+        cache.diskCache.ioQueue.async { gate.wait() }   // a stalled disk
+        let image = RawRGBACoder.image()
+        let first = Mutex<Result<Void, WebImageError>?>(nil)
+        cache.store(image, data: Data(repeating: 1, count: 60), extendedData: nil, forKey: "a", cacheType: .all) { result in
+            first.withLock { $0 = result }
+        }
+        // 60 + 60 passes 100: refused at once, on this thread.
+        let second = Mutex<Result<Void, WebImageError>?>(nil)
+        cache.store(image, data: Data(repeating: 2, count: 60), extendedData: nil, forKey: "b", cacheType: .all) { result in
+            second.withLock { $0 = result }
+        }
+        guard case .failure(let refused)? = second.withLock({ $0 }) else {
+            Issue.record("the write past the cache's line was queued")
+            gate.signal()
+            return
+        }
+        #expect(refused.code == .cacheIOFailed && refused.message.contains("write line is full"))
+        #expect(first.withLock { $0 } == nil, "within the limit: queued")
+        // The memory part of both stores happened.
+        #expect(cache.imageFromMemory(forKey: "a") == image && cache.imageFromMemory(forKey: "b") == image)
+        gate.signal()
+        await cache.flush()
+        #expect(await cache.diskImageData(forKey: "a")?.count == 60)
+        #expect(await cache.diskImageData(forKey: "b") == nil)
+    }
+
     @Test("a disk write that fails is reported as cacheIOFailed")
     func writeFailureIsReported() async throws {
         let dir = try TemporaryDirectory()
