@@ -38,7 +38,7 @@ final class ManifestWriter: Sendable {
         // A line cut short by a killed run must not swallow the next one.
         var last: UInt8 = 10
         let size = lseek(fd, 0, SEEK_END)
-        if size > 0, pread(fd, &last, 1, size - 1) == 1, last != 10 { enqueue("") }
+        if size > 0, pread(fd, &last, 1, size - 1) == 1, last != 10 { _ = enqueue("") }
     }
 
     deinit { close(fd) }
