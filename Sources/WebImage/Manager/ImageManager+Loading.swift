@@ -2,7 +2,7 @@ import Foundation
 
 /// The ways into the pipeline: `async`, ``ImageTask``, a stream; the operation adapter of the
 /// view layer and of WebImageCompat's callback form is in `ImageManager+Operation.swift`.
-/// All of them run ``run(_:)`` for an ``ImageTask``.
+/// All of them run the pipeline (`ImagePipeline.run`) for an ``ImageTask``.
 extension ImageManager {
     /// Loads `url` and returns the image: from memory, from disk, or downloaded and decoded.
     ///
@@ -28,7 +28,7 @@ extension ImageManager {
         if let request = prepare(url, options: options, context: context, task: task) {
             register(task)
             await withTaskCancellationHandler {
-                await run(request, task)
+                await pipeline.run(request, task)
             } onCancel: {
                 task.cancel()
             }
@@ -100,7 +100,7 @@ extension ImageManager {
         let task = ImageTask(url: url, priority: options.loadPriority, listener: listener)
         guard let request = prepare(url, options: options, context: context, task: task) else { return task }
         register(task)
-        task.setRunner(Task { await run(request, task, deliveredHit: deliveredHit) })
+        task.setRunner(Task { [pipeline] in await pipeline.run(request, task, deliveredHit: deliveredHit) })
         return task
     }
 

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Logging
 import Synchronization
 
 /// Loads images through a cache and a loader: SDWebImage's `SDWebImageManager`.
@@ -16,10 +15,11 @@ import Synchronization
 /// let response = try await manager.loadImage(with: url)
 /// ```
 ///
-/// The stages, `async` functions read top to bottom in `ImageManager+Pipeline.swift`:
-/// cache key (``cacheKey(for:context:)``), failed-URL block list, cache query (memory,
-/// then disk), for a thumbnail or transformed key the original's cached data, download,
-/// transform, store, deliver.
+/// The manager is a façade: it makes a load's keys (``cacheKey(for:context:)``, the key
+/// filter), checks the failed-URL block list, answers a memory hit, and hands the rest to
+/// its pipeline (`ImagePipeline`), whose stages are `async` functions read top to bottom in
+/// `Pipeline/ImagePipeline.swift`: cache query (memory, then disk), for a thumbnail or
+/// transformed key the original's cached data, download, transform, store, deliver.
 ///
 /// - **Where the work runs**: the cache key filter, the block list and a memory hit run
 ///   on the calling thread or task. The rest runs on the load's task (the caller's own
@@ -51,7 +51,7 @@ import Synchronization
 ///   the loader or delegate say.
 /// - **refreshCached**: the cached image is delivered first, then revalidated with the
 ///   `ETag` / `Last-Modified` stored with its disk entry; 304 ends the load without a
-///   second result, new data gives a second result. See `ImageManager+Freshness.swift`.
+///   second result, new data gives a second result. See `ImagePipeline.swift`.
 public final class ImageManager: Sendable {
     /// The shared manager: ``ImageCache/shared`` and ``ImageLoadersManager/shared`` (which
     /// loads http, https and data URLs; `file:` is off, see ``LoaderSchemes``).
@@ -68,18 +68,26 @@ public final class ImageManager: Sendable {
     /// originals run. Default ``WebImageCodecs/DecodeQueue/shared``.
     public let decodeQueue: DecodeQueue
 
-    private struct Settings {
-        weak var delegate: (any ImageManagerDelegate)?
-        var transformer: (any ImageTransformer)?
-        var cacheKeyFilter: WebImageContext.CacheKeyFilter?
-        var cacheSerializer: WebImageContext.CacheSerializer?
-        var httpCachePolicy = HTTPCachePolicy.ignoreHeaders
+    /// The manager's settings, which its pipeline reads its hooks from where each applies.
+    final class Settings: Sendable {
+        struct Values {
+            weak var delegate: (any ImageManagerDelegate)?
+            var transformer: (any ImageTransformer)?
+            var cacheKeyFilter: WebImageContext.CacheKeyFilter?
+            var cacheSerializer: WebImageContext.CacheSerializer?
+            var httpCachePolicy = HTTPCachePolicy.ignoreHeaders
+        }
+        let values = Mutex(Values())
+
+        var delegate: (any ImageManagerDelegate)? { values.withLock { $0.delegate } }
+        var cacheSerializer: WebImageContext.CacheSerializer? { values.withLock { $0.cacheSerializer } }
     }
-    private let settings = Mutex(Settings())
+    private let settings = Settings()
     let failedURLs: FailedURLSet
-    /// Loads not ended yet, and background revalidations: what ``cancelAll()`` reaches.
-    private let running = Mutex<(loads: [ObjectIdentifier: ImageTask], revalidations: [ObjectIdentifier: ImageLoadToken])>(([:], [:]))
-    static let logger = Logger(label: "WebImage.ImageManager")
+    /// Where every load that is no memory hit runs.
+    let pipeline: ImagePipeline
+    /// Loads not ended yet: what ``cancelAll()`` reaches (with the pipeline's revalidations).
+    private let running = Mutex<[ObjectIdentifier: ImageTask]>([:])
 
     /// Creates a manager over `cache` and `loader`.
     ///
@@ -103,6 +111,7 @@ public final class ImageManager: Sendable {
         imageLoader = loader
         self.failedURLs = failedURLs
         self.decodeQueue = decodeQueue
+        pipeline = ImagePipeline(decodeQueue: decodeQueue, failedURLs: failedURLs, settings: settings)
         callbackQueue = DispatchQueue(label: "WebImage.ImageManager.callbacks")
     }
 
@@ -110,37 +119,37 @@ public final class ImageManager: Sendable {
 
     /// Hooks into the manager's decisions; kept weakly. Default `nil`.
     public var delegate: (any ImageManagerDelegate)? {
-        get { settings.withLock { $0.delegate } }
-        set { settings.withLock { $0.delegate = newValue } }
+        get { settings.values.withLock { $0.delegate } }
+        set { settings.values.withLock { $0.delegate = newValue } }
     }
 
     /// The transformer for loads whose context names none. Default `nil`.
     public var transformer: (any ImageTransformer)? {
-        get { settings.withLock { $0.transformer } }
-        set { settings.withLock { $0.transformer = newValue } }
+        get { settings.values.withLock { $0.transformer } }
+        set { settings.values.withLock { $0.transformer = newValue } }
     }
 
     /// Turns URLs into cache keys for loads whose context names no filter; returning
     /// `nil` means "do not cache". Default `nil`: the URL's absolute string.
     public var cacheKeyFilter: WebImageContext.CacheKeyFilter? {
-        get { settings.withLock { $0.cacheKeyFilter } }
-        set { settings.withLock { $0.cacheKeyFilter = newValue } }
+        get { settings.values.withLock { $0.cacheKeyFilter } }
+        set { settings.values.withLock { $0.cacheKeyFilter = newValue } }
     }
 
     /// Chooses the disk bytes of downloaded images for loads whose context names no
     /// serializer. Default `nil`: the downloaded data.
     public var cacheSerializer: WebImageContext.CacheSerializer? {
-        get { settings.withLock { $0.cacheSerializer } }
-        set { settings.withLock { $0.cacheSerializer = newValue } }
+        get { settings.values.withLock { $0.cacheSerializer } }
+        set { settings.values.withLock { $0.cacheSerializer = newValue } }
     }
 
     /// Whether cached images follow the HTTP caching headers they came with, for loads
     /// whose context names no policy. Default ``HTTPCachePolicy/ignoreHeaders``
     /// (SDWebImage's behaviour); `no-store` responses are never written to disk either way.
-    /// See `ImageManager+Freshness.swift`.
+    /// See `ImagePipeline.swift`.
     public var httpCachePolicy: HTTPCachePolicy {
-        get { settings.withLock { $0.httpCachePolicy } }
-        set { settings.withLock { $0.httpCachePolicy = newValue } }
+        get { settings.values.withLock { $0.httpCachePolicy } }
+        set { settings.values.withLock { $0.httpCachePolicy = newValue } }
     }
 
     // MARK: Keys
@@ -202,34 +211,23 @@ public final class ImageManager: Sendable {
     // MARK: Running loads
 
     /// Whether any load of this manager has not ended yet.
-    public var isRunning: Bool { running.withLock { !$0.loads.isEmpty } }
+    public var isRunning: Bool { running.withLock { !$0.isEmpty } }
 
     /// How many loads of this manager have not ended yet.
-    public var runningOperationCount: Int { running.withLock { $0.loads.count } }
+    public var runningOperationCount: Int { running.withLock { $0.count } }
 
     /// Cancels every running load (each ends with ``WebImageCodecs/WebImageError/Code/cancelled``) and
     /// every background revalidation (``HTTPCachePolicy/respectHeaders``'
     /// `stale-while-revalidate`).
     public func cancelAll() {
-        let (loads, revalidations) = running.withLock { (Array($0.loads.values), Array($0.revalidations.values)) }
-        for task in loads { task.cancel() }
-        for token in revalidations { token.cancel() }
+        for task in running.withLock({ Array($0.values) }) { task.cancel() }
+        pipeline.cancelRevalidations()
     }
 
     /// Counts `task` as running until it ends.
     func register(_ task: ImageTask) {
         let id = ObjectIdentifier(task)
-        running.withLock { $0.loads[id] = task }
-        task.setOnEnd { [weak self] in self?.running.withLock { _ = $0.loads.removeValue(forKey: id) } }
-    }
-
-    /// Keeps a background revalidation's token while `work` runs, so ``cancelAll()`` reaches it.
-    func trackRevalidation(_ token: ImageLoadToken, _ work: @escaping @Sendable () async -> Void) {
-        let id = ObjectIdentifier(token)
-        running.withLock { $0.revalidations[id] = token }
-        Task { [weak self] in
-            await work()
-            self?.running.withLock { _ = $0.revalidations.removeValue(forKey: id) }
-        }
+        running.withLock { $0[id] = task }
+        task.setOnEnd { [weak self] in self?.running.withLock { _ = $0.removeValue(forKey: id) } }
     }
 }

@@ -1,0 +1,480 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The library's pipeline: one ``ImageManager`` load, read top to bottom. The manager is
+/// the façade in front of it: it makes the load's keys (the key filter), checks the
+/// failed-URL block list, answers memory hits on the calling thread, and hands the rest
+/// here as an `ImageRequest` with the load's ``ImageTask``.
+///
+/// ```
+/// run
+///  ├─ cached result under the load's key (memory, then disk)   → deliverCached (freshness, refresh)
+///  ├─ a thumbnail, transform or lazy image made from the original's cached data
+///  └─ download → complete (hooks and transform on the decode queue, store) → deliver
+/// ```
+///
+/// Every stage is an `async` function on the load's task; a stage that needs another
+/// thread (the disk, the network, a decode) suspends while that thread works, so the
+/// pipeline holds no lock and no queue across it. Each stage reads what it needs from the
+/// load's `ImageRequest`; results go to the load's ``ImageTask``. The manager's hooks (its
+/// delegate, its cache serializer) are read from its settings where each applies, so a
+/// hook set while loads run reaches the stages still ahead of them.
+///
+/// What is not here yet: stage A (``OriginalStage``) under the library. The load's own
+/// cache (``ImageCaching``) keeps originals and results, and the downloader shares one
+/// transfer among the loads of one URL with each load's own progress, priority and
+/// cancellation, which a stage's single flight would take from every load but the first.
+final class ImagePipeline: Sendable {
+    /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
+    /// originals run: the manager's ``ImageManager/decodeQueue``.
+    let decodeQueue: DecodeQueue
+    /// The manager's block list: a permanent failure enters it, a retried success leaves it.
+    let failedURLs: FailedURLSet
+    /// The manager's settings, for its hooks.
+    let settings: ImageManager.Settings
+    /// Background revalidations running (``HTTPCachePolicy/respectHeaders``'
+    /// `stale-while-revalidate`): what ``ImageManager/cancelAll()`` reaches.
+    private let revalidations = Mutex<[ObjectIdentifier: ImageLoadToken]>([:])
+    static let logger = Logger(label: "WebImage.ImageManager")
+
+    init(decodeQueue: DecodeQueue, failedURLs: FailedURLSet, settings: ImageManager.Settings) {
+        self.decodeQueue = decodeQueue
+        self.failedURLs = failedURLs
+        self.settings = settings
+    }
+
+    /// Cancels every background revalidation.
+    func cancelRevalidations() {
+        for token in revalidations.withLock({ Array($0.values) }) { token.cancel() }
+    }
+
+    /// Keeps a background revalidation's token while `work` runs, so
+    /// ``ImageManager/cancelAll()`` reaches it.
+    func trackRevalidation(_ token: ImageLoadToken, _ work: @escaping @Sendable () async -> Void) {
+        let id = ObjectIdentifier(token)
+        revalidations.withLock { $0[id] = token }
+        Task { [weak self] in
+            await work()
+            self?.revalidations.withLock { _ = $0.removeValue(forKey: id) }
+        }
+    }
+
+    // MARK: The stages
+
+    /// Runs `request` to its end: its last result (or failure) reaches `task`.
+    ///
+    /// - Parameter deliveredHit: a cache hit already delivered before the pipeline started
+    ///   (the callback form's synchronous answer with ``WebImageOptions/refreshCached``):
+    ///   the pipeline goes straight to the refresh.
+    func run(_ request: ImageRequest, _ task: ImageTask, deliveredHit: ImageCacheQueryResult? = nil) async {
+        do throws(WebImageError) {
+            if let hit = deliveredHit {
+                try await refresh(request, task, cached: hit)
+            } else if let hit = try await queryCache(request, task) {
+                try await deliverCached(request, task, hit)
+            } else if let derived = try await deriveFromOriginal(request, task) {
+                task.finish(derived, isLast: true)
+            } else {
+                try await downloadAndComplete(request, task)
+            }
+        } catch {
+            fail(request, task, error)
+        }
+    }
+
+    /// The result's own key in the cache, unless the load skips the cache; `nil` on a miss.
+    private func queryCache(_ request: ImageRequest, _ task: ImageTask) async throws(WebImageError) -> ImageCacheQueryResult? {
+        guard let key = request.key, !request.options.contains(.fromLoaderOnly), request.context.queryCacheType != .none else {
+            return nil
+        }
+        try task.checkCancelled()
+        let query = request.resultQuery
+        let hit = try await request.cache.queryImage(forKey: key, options: query.options, context: query.context)
+        return hit.image != nil ? hit : nil
+    }
+
+    /// For a thumbnail, transformed or lazy key that missed: the result made from the
+    /// original's cached data (by default on disk), transformed and stored, without a
+    /// download. `nil` when there is no such data, or it does not decode.
+    private func deriveFromOriginal(_ request: ImageRequest, _ task: ImageTask) async throws(WebImageError) -> ImageLoadResult? {
+        let cacheType = request.context.originalQueryCacheType
+        guard request.isKeptApart, let originalKey = request.originalKey, !request.options.contains(.fromLoaderOnly),
+              cacheType != .none else { return nil }
+        try task.checkCancelled()
+        if request.isLazy {
+            // The cache decodes eagerly, so the data is asked for, not the image.
+            guard cacheType.includesDisk, let data = await request.cache.diskData(forKey: originalKey) else { return nil }
+            let (options, coder) = (request.originalDecodeOptions, request.context.imageCoder ?? ImageCodersManager.shared)
+            let decoded = await Result { () async throws(WebImageError) -> DecodedImage in
+                try await decodeQueue.decode(data, options: options, lazy: true, coder: coder)
+            }
+            guard case .success(let image) = decoded else {
+                try task.checkCancelled()
+                return nil
+            }
+            WebImageMetrics.diskHits.increment()
+            return try await complete(request, task, image: image, data: data, cacheType: .disk, download: nil)
+        }
+        let query = request.originalQuery
+        let hit = try await request.cache.queryImage(forKey: originalKey, options: query.options, context: query.context)
+        guard let image = hit.image else { return nil }
+        return try await complete(request, task, image: image, data: hit.data, cacheType: hit.cacheType, download: nil)
+    }
+
+    /// After every cache missed: downloads (unless the options or the delegate forbid
+    /// it), then transforms, stores and delivers.
+    private func downloadAndComplete(_ request: ImageRequest, _ task: ImageTask) async throws(WebImageError) {
+        try task.checkCancelled()
+        if request.options.contains(.fromCacheOnly) {
+            throw WebImageError(.notInCache, "\(request.url.redactedForLog) is not in the cache (fromCacheOnly)")
+        }
+        guard settings.delegate?.shouldDownloadImage(for: request.url) ?? true else {
+            task.finish(request.result(image: nil, data: nil, cacheType: .none), isLast: true)
+            return
+        }
+        let response = try await download(request, task, validators: nil, isRevalidation: false).response(for: request.url)
+        task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
+    }
+
+    // MARK: A cached hit: refreshCached, HTTP freshness
+
+    // A cache hit and what it may still need: refreshCached (deliver,
+    // then revalidate) and HTTPCachePolicy.respectHeaders (revalidate first when stale,
+    // or afterwards in the background within `stale-while-revalidate`). The HTTP validators
+    // and freshness live with the original's disk entry (its extended data, through
+    // ImageCaching), also for a derived result, so any cache that keeps extended data
+    // supports both.
+
+    /// Delivers a hit of the load's own key, as its options and cache policy allow.
+    func deliverCached(_ request: ImageRequest, _ task: ImageTask, _ hit: ImageCacheQueryResult) async throws(WebImageError) {
+        let refresh = request.options.contains(.refreshCached)
+        if request.httpCachePolicy == .respectHeaders, !refresh, !request.options.contains(.fromCacheOnly) {
+            try await deliverIfFresh(request, task, hit)
+            return
+        }
+        task.finish(request.result(hit), isLast: !refresh)
+        if refresh { try await self.refresh(request, task, cached: hit) }
+    }
+
+    /// refreshCached after the cached image was delivered: a conditional request with
+    /// the stored validators; 304 ends the load with no second result (and refreshes the
+    /// entry's access date), new data gives a second result. A failed check is no new
+    /// result: the cached image stands.
+    func refresh(_ request: ImageRequest, _ task: ImageTask, cached: ImageCacheQueryResult) async throws(WebImageError) {
+        guard !request.options.contains(.fromCacheOnly), settings.delegate?.shouldDownloadImage(for: request.url) ?? true else {
+            task.finish(nil, isLast: true)
+            return
+        }
+        let validators = await readValidators(request)
+        do throws(WebImageError) {
+            switch try await download(request, task, validators: validators, isRevalidation: true) {
+            case .response(let response):
+                task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
+            case .notModified:
+                // Reading the original entry once refreshes its access date, so age-based
+                // expiry starts over.
+                if let key = request.originalKey { _ = await request.cache.diskData(forKey: key) }
+                task.finish(nil, isLast: true)
+            }
+        } catch where error.code != .cancelled {
+            Self.logger.debug("Revalidating \(request.url.redactedForLog) failed: \(error)")
+            task.finish(nil, isLast: true)
+        }
+    }
+
+    /// Delivers `hit` when its stored freshness allows; otherwise revalidates it first
+    /// (a 304 delivers it, and so does a failure within `stale-if-error`), or within
+    /// `stale-while-revalidate` delivers it and revalidates in the background.
+    private func deliverIfFresh(_ request: ImageRequest, _ task: ImageTask, _ hit: ImageCacheQueryResult) async throws(WebImageError) {
+        let stored = await readValidators(request)
+        switch stored?.freshness?.state(at: Date()) ?? .fresh {
+        case .fresh:
+            task.finish(request.result(hit), isLast: true)
+        case .staleWhileRevalidate:
+            task.finish(request.result(hit), isLast: true)
+            revalidateInBackground(request, stored: stored)
+        case .stale(let staleIfError):
+            guard settings.delegate?.shouldDownloadImage(for: request.url) ?? true else {
+                task.finish(request.result(hit), isLast: true)
+                return
+            }
+            do throws(WebImageError) {
+                switch try await download(request, task, validators: stored, isRevalidation: true) {
+                case .response(let response):
+                    task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
+                case .notModified(let http):
+                    if let key = request.originalKey {
+                        await storeValidators(Self.merging(stored, with: http), forKey: key, in: request.cache)
+                    }
+                    task.finish(request.result(hit), isLast: true)
+                }
+            } catch where staleIfError && error.code != .cancelled {
+                Self.logger.debug("Serving stale \(request.url.redactedForLog) (stale-if-error): \(error)")
+                task.finish(request.result(hit), isLast: true)
+            }
+        }
+    }
+
+    /// Revalidates after a stale hit was delivered: a 304 refreshes the stored freshness,
+    /// new data replaces the original's entry (a derived result is dropped, to be derived
+    /// again from it). Runs in a task of its own whose token ``ImageManager/cancelAll()`` reaches.
+    private func revalidateInBackground(_ request: ImageRequest, stored: HTTPValidators?) {
+        guard let key = request.originalKey else { return }
+        var options = request.loaderOptions
+        options.insert(.lowPriority)
+        options.remove(.progressiveLoad)
+        // A result kept apart is derived again from the new data later: no decode now.
+        if request.isKeptApart { options.insert(.avoidDecodeImage) }
+        let canValidate = stored?.canValidate == true
+        if canValidate { options.insert(.useHTTPCache) }
+        let context = request.loaderContext(validators: canValidate ? stored : nil)
+        let token = ImageLoadToken(url: request.url, priority: .low)
+        trackRevalidation(token) { [self, options] in
+            let observer = ImageLoadObserver(token: token)
+            do throws(WebImageError) {
+                let downloaded = try await Self.download(
+                    request.url, from: request.loader, options: options, context: context, observer: observer, partial: nil)
+                guard case .response(let response) = downloaded else {
+                    if case .notModified(let http) = downloaded {
+                        await storeValidators(Self.merging(stored, with: http), forKey: key, in: request.cache)
+                    }
+                    return
+                }
+                guard let data = response.data, response.http?.isNoStore != true else { return }
+                let image = request.isKeptApart ? nil : response.image
+                let validators = response.http?.validators
+                request.cache.storeInBackground(
+                    image, data: data, extendedData: validators.flatMap { $0.isEmpty ? nil : $0.cacheData },
+                    forKey: key, cacheType: request.isKeptApart ? .disk : .all)
+                if request.isKeptApart, let resultKey = request.key {
+                    await request.cache.removeImage(forKey: resultKey, cacheType: .all)
+                }
+            } catch {
+                Self.logger.debug("Revalidating \(request.url.redactedForLog) in the background failed: \(error)")
+            }
+        }
+    }
+
+    /// The validators stored with the load's original entry.
+    func readValidators(_ request: ImageRequest) async -> HTTPValidators? {
+        guard let key = request.originalKey else { return nil }
+        return await request.cache.extendedData(forKey: key).flatMap(HTTPValidators.init(cacheData:))
+    }
+
+    /// Stores `validators` with `key`'s disk entry; an empty set removes old ones.
+    func storeValidators(_ validators: HTTPValidators, forKey key: String, in cache: any ImageCaching) async {
+        do throws(WebImageError) {
+            try await cache.setExtendedData(validators.isEmpty ? nil : validators.cacheData, forKey: key)
+        } catch {
+            Self.logger.debug("Keeping the validators of \(key.redactedURLForLog) failed: \(error)")
+        }
+    }
+
+    /// The stored validators updated by a 304's headers: its validators where it sent
+    /// them, its freshness (or the old lifetime counted from now).
+    static func merging(_ stored: HTTPValidators?, with http: HTTPResponseInfo?) -> HTTPValidators {
+        let now = Date()
+        let new = http?.validators
+        var merged = stored ?? HTTPValidators()
+        if let etag = new?.etag { merged.etag = etag }
+        if let lastModified = new?.lastModified { merged.lastModified = lastModified }
+        if let freshness = new?.freshness {
+            merged.freshness = freshness
+        } else if var old = merged.freshness {
+            old.receivedAt = now
+            merged.freshness = old
+        }
+        return merged
+    }
+
+    // MARK: Download: the request, partial images, failures and the block list
+
+    /// Downloads the load's URL; with validators that can validate, as a conditional
+    /// request that may answer ``DecodedFetch/notModified(_:)``.
+    ///
+    /// `task` steers the download through a token (priority changes, cancel)
+    /// and hears its progress; partial images reach it unless this is a revalidation.
+    func download(
+        _ request: ImageRequest, _ task: ImageTask, validators: HTTPValidators?, isRevalidation: Bool
+    ) async throws(WebImageError) -> DecodedFetch {
+        try task.checkCancelled()
+        var options = request.loaderOptions
+        let conditional = validators?.canValidate ?? false
+        if conditional { options.insert(.useHTTPCache) }
+        let context = request.loaderContext(validators: conditional ? validators : nil)
+        let token = ImageLoadToken(url: request.url, priority: task.priority)
+        task.attach(token)
+        var observer = ImageLoadObserver(token: token)
+        if task.reportsProgress {
+            observer.progress = { received, expected in task.reportProgress(received: received, expected: expected) }
+        }
+        var partial: (@Sendable (DecodedImage) -> Void)?
+        if request.options.contains(.progressiveLoad), !isRevalidation {
+            // Partial images are shown, never stored.
+            partial = { image in
+                task.finish(request.result(image: image, data: nil, cacheType: .none, isFinished: false), isLast: false)
+            }
+        }
+        let downloaded = try await Self.download(
+            request.url, from: request.loader, options: options, context: context, observer: observer, partial: partial)
+        if request.options.contains(.retryFailed), case .response = downloaded { failedURLs.remove(request.url) }
+        return downloaded
+    }
+
+    /// One download from `loader`. A loader with a fetcher for the URL
+    /// (``ImageFetchingLoader``, the default ``ImageDownloader``) fetches the body and
+    /// decodes it in stage B (``ImageDownloader/loadDecoded(_:options:context:observer:partial:)``);
+    /// any other loader loads and decodes itself
+    /// (``ImageLoader/loadImage(with:options:context:observer:)``), its thrown 304 read as
+    /// ``DecodedFetch/notModified(_:)``.
+    static func download(
+        _ url: URL, from loader: any ImageLoader, options: WebImageOptions, context: WebImageContext,
+        observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?
+    ) async throws(WebImageError) -> DecodedFetch {
+        if let fetcher = (loader as? any ImageFetchingLoader)?.fetcher(for: url) {
+            return try await fetcher.loadDecoded(url, options: options, context: context, observer: observer, partial: partial)
+        }
+        var observer = observer
+        if let partial { observer.partialImage = { response in if let image = response.image { partial(image) } } }
+        do throws(WebImageError) {
+            return .response(try await loader.loadImage(with: url, options: options, context: context, observer: observer))
+        } catch where error.code == .cacheNotModified {
+            return .notModified((error.underlyingError as? NotModifiedResponse)?.http)
+        }
+    }
+
+    /// Ends the load with `error`, putting its URL on the block list when the error is
+    /// permanent and the delegate (else the loader) agrees.
+    func fail(_ request: ImageRequest, _ task: ImageTask, _ error: WebImageError) {
+        if FailedURLPolicy.mayBlock(error), shouldBlock(request, error) {
+            failedURLs.insert(request.url, error: error)
+        }
+        task.finish(request.failure(error), isLast: true)
+    }
+
+    /// The delegate's block-list decision, else the loader's.
+    private func shouldBlock(_ request: ImageRequest, _ error: WebImageError) -> Bool {
+        if let decision = settings.delegate?.shouldBlockFailedURL(request.url, error: error) { return decision }
+        return request.loader.shouldBlockFailedURL(request.url, error: error)
+    }
+
+    // MARK: Complete: the user hooks and the transformer, the store, the result
+
+    /// A download's result: `no-store` responses stay in memory whatever the cache policy.
+    func complete(
+        downloaded response: ImageLoadResponse, for request: ImageRequest, _ task: ImageTask
+    ) async throws(WebImageError) -> ImageLoadResult {
+        let target = response.http?.isNoStore == true ? request.storingInMemoryOnly() : request
+        return try await complete(target, task, image: response.image, data: response.data, cacheType: .none, download: response)
+    }
+
+    /// Runs the user hooks that apply (the delegate's `transformDownloadedImage`, the
+    /// transformer, the cache serializer) on ``decodeQueue``, then stores what the load's
+    /// context says and returns the result.
+    ///
+    /// - Parameter download: what the loader brought; `nil` when `image` came from the
+    ///   original's cache entry (nothing new to store for the original then).
+    func complete(
+        _ request: ImageRequest, _ task: ImageTask, image: DecodedImage?, data: Data?, cacheType: ImageCacheType,
+        download: ImageLoadResponse?
+    ) async throws(WebImageError) -> ImageLoadResult {
+        try task.checkCancelled()
+        let hook = download != nil ? settings.delegate : nil
+        let serializer = download != nil && !request.isKeptApart ? request.context.cacheSerializer ?? settings.cacheSerializer : nil
+        var output = (image: image, isReplaced: false, diskData: request.isKeptApart ? nil : data)
+        if let image, hook != nil || request.transformer != nil || serializer != nil {
+            output = try await decodeQueue.perform {
+                .success(Self.applyHooks(request, image: image, data: data, hook: hook, serializer: serializer))
+            }
+            try task.checkCancelled()
+        }
+        await store(request, image: output.image, diskData: output.diskData, download: download)
+        return request.result(
+            image: output.image, data: output.isReplaced ? nil : data, cacheType: cacheType, http: download?.http)
+    }
+
+    /// The hooks, in order, on the calling thread (a decode-queue thread). A replaced
+    /// image has no disk data of its own (the downloaded bytes no longer describe it);
+    /// derived images are encoded by the cache.
+    private static func applyHooks(
+        _ request: ImageRequest, image: DecodedImage, data: Data?, hook: (any ImageManagerDelegate)?,
+        serializer: WebImageContext.CacheSerializer?
+    ) -> (image: DecodedImage?, isReplaced: Bool, diskData: Data?) {
+        var output = (image: Optional(image), isReplaced: false, diskData: request.isKeptApart ? nil : data)
+        if let replaced = hook?.transformDownloadedImage(image, for: request.url) {
+            output = (replaced, true, nil)
+        }
+        if let transformer = request.transformer, let input = output.image {
+            let transformAnimated = request.options.contains(.transformAnimatedImage)
+            let transformed = input.animation != nil && transformAnimated
+                ? input.transformedFrameByFrame(by: transformer, forKey: request.sourceKey ?? "")
+                : ImageTransform.apply(
+                    transformer, to: input, forKey: request.sourceKey ?? "", transformAnimatedImage: transformAnimated)
+            if let transformed {
+                output.image = transformed
+            } else {
+                logger.debug("\(transformer.transformerKey) could not transform \(request.url.redactedForLog)")
+            }
+        }
+        if let serializer, !output.isReplaced, let result = output.image {
+            output.diskData = serializer(result, data, request.url)
+        }
+        return output
+    }
+
+    /// Stores the downloaded original (for results kept apart from it) and the result:
+    /// the memory parts now, the disk parts in the background, or before returning with
+    /// ``WebImageOptions/waitStoreCache``. A lazy animation is kept in memory only: on
+    /// disk its original's data stands for it.
+    private func store(_ request: ImageRequest, image: DecodedImage?, diskData: Data?, download: ImageLoadResponse?) async {
+        guard let key = request.key else { return }
+        if let download, request.isKeptApart, let originalKey = request.originalKey {
+            // The thumbnail decode threw the full-size pixels away, so only a plain
+            // transform has an original image worth keeping in memory; a lazy load's is
+            // lazy, which the original's key must never give.
+            let original = request.context.thumbnailPixelSize == nil && !request.isLazy ? download.image : nil
+            await write(request, image: original, data: download.data, key: originalKey,
+                        cacheType: request.context.originalStoreCacheType, validators: download.http?.validators)
+        }
+        guard download != nil || request.isKeptApart else { return }
+        var cacheType = request.context.storeCacheType
+        if request.isLazy, image?.animation != nil || !request.isDerived {
+            cacheType = cacheType.includesMemory ? .memory : .none
+        }
+        await write(request, image: image, data: diskData, key: key, cacheType: cacheType,
+                    validators: request.isKeptApart ? nil : download?.http?.validators)
+    }
+
+    /// One store, then the validators of the entry it wrote.
+    private func write(
+        _ request: ImageRequest, image: DecodedImage?, data: Data?, key: String, cacheType: ImageCacheType,
+        validators: HTTPValidators?
+    ) async {
+        let cacheType = request.storeCacheType(cacheType)
+        guard cacheType != .none, image != nil || data != nil else { return }
+        // A new entry starts without extended data, so empty validators need no write.
+        let extended = cacheType.includesDisk && data != nil ? validators.flatMap { $0.isEmpty ? nil : $0.cacheData } : nil
+        guard request.options.contains(.waitStoreCache) else {
+            request.cache.storeInBackground(image, data: data, extendedData: extended, forKey: key, cacheType: cacheType)
+            return
+        }
+        do throws(WebImageError) {
+            try await request.cache.store(image, data: data, forKey: key, cacheType: cacheType)
+            if let extended { try await request.cache.setExtendedData(extended, forKey: key) }
+        } catch {
+            Self.logger.error("Storing \(key.redactedURLForLog) failed: \(error)")
+        }
+    }
+}
+
+extension Result where Failure == WebImageError {
+    /// The outcome of `body`, caught as a value.
+    init(_ body: () async throws(WebImageError) -> Success) async {
+        do throws(WebImageError) {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
