@@ -50,10 +50,11 @@ extension DiskCache {
         case unreadable(FileIdentity?)
     }
 
-    /// Reads `key`'s entry on the calling thread; safe on any thread, with no lock and no
-    /// hop. Writes are atomic renames, so the file opened is always some whole entry. The
-    /// follow-up writes are queued on `ioQueue` without waiting: the access-date refresh
-    /// (at most once a minute per entry) and the removal of an unreadable entry.
+    /// Reads `key`'s entry on the calling thread; safe on any thread, with no hop. Writes
+    /// are atomic renames, so the file opened is always some whole entry. The follow-up
+    /// writes are queued on `ioQueue` without waiting (``queueFollowUp(for:_:)``): the
+    /// access-date refresh (at most once a minute per entry) and the removal of an
+    /// unreadable entry.
     func readDataSync(forKey key: String) -> Data? {
         let name = CacheKey.fileName(for: key)
         let file = path + "/" + name
@@ -62,11 +63,11 @@ extension DiskCache {
             if Self.needsAccessDateRefresh(accessDate) {
                 // A writer may have replaced the file since: then the touch lands on a
                 // fresh entry, whose date is already now, so it changes nothing that matters.
-                ioQueue.async { Self.touch(file) }
+                queueFollowUp(for: name) { Self.touch(file) }
             }
             return data
         case .unreadable(let identity):
-            ioQueue.async { self.removeUnreadableFileSync(named: name, identity: identity) }
+            queueFollowUp(for: name) { self.removeUnreadableFileSync(named: name, identity: identity) }
         case .missing:
             break
         }
@@ -299,6 +300,23 @@ extension DiskCache {
     /// entry refreshed within the last minute is left alone: the write dirties the inode
     /// (a journal commit on ext4), which made a hot entry's hit cost twice a bare read(),
     /// and a minute is nothing against the age and size limits.
+    /// Queues a read's follow-up `work` for entry `name` on `ioQueue`, unless one is queued
+    /// for it already or ``maxQueuedFollowUps`` are: while the queue is held up (a slow
+    /// disk under a long write) reads served from the page cache go on, and each would
+    /// otherwise queue the same refresh again. Skipping one loses nothing: the next read
+    /// of the entry finds the same old date, or the same unreadable file.
+    func queueFollowUp(for name: String, _ work: @escaping @Sendable () -> Void) {
+        let queued = queuedFollowUps.withLock { names in
+            names.count < Self.maxQueuedFollowUps && names.insert(name).inserted
+        }
+        guard queued else { return }
+        ioQueue.async {
+            // Taken off first: a read after this point may queue the entry again.
+            _ = self.queuedFollowUps.withLock { $0.remove(name) }
+            work()
+        }
+    }
+
     static func needsAccessDateRefresh(_ accessDate: Double) -> Bool {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

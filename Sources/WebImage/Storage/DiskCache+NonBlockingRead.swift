@@ -30,7 +30,7 @@ extension DiskCache {
         let file = path + "/" + name
         switch Self.readFileWithoutBlocking(atPath: file) {
         case .data(let data, let accessDate):
-            if Self.needsAccessDateRefresh(accessDate) { ioQueue.async { Self.touch(file) } }
+            if Self.needsAccessDateRefresh(accessDate) { queueFollowUp(for: name) { Self.touch(file) } }
             return .done(data)
         case .missing:
             break

@@ -24,6 +24,9 @@ import Synchronization
 ///   cache's own serial `ioQueue`. ``flush()`` waits for every change queued before it.
 ///   Writes queued and not yet done hold at most ``Config/maxQueuedWriteBytes``; one
 ///   more fails at once with ``WebImageCodecs/WebImageError/Code/cacheIOFailed``.
+///   A read's own follow-ups (the access-date refresh, removing an unreadable file) are
+///   queued at most once per entry and 1,024 at a time; past that a read queues none,
+///   and a later read of the entry does it.
 ///
 /// Every operation comes as an `async` function and as a callback function; callbacks
 /// run on the thread that did the work (`ioQueue` or a pool thread), so they must
@@ -50,6 +53,12 @@ public final class DiskCache: Sendable {
     /// Bytes of writes queued on `ioQueue` and not yet done, held under
     /// ``Config/maxQueuedWriteBytes``.
     private let queuedWriteBytes = Atomic<Int>(0)
+    /// Entries with a read's follow-up (an access-date refresh, the removal of an
+    /// unreadable file) queued on `ioQueue` and not yet run: at most one per entry and
+    /// ``maxQueuedFollowUps`` in all (``queueFollowUp(for:_:)``).
+    let queuedFollowUps = Mutex<Set<String>>([])
+    /// The most reads' follow-ups queued at once.
+    static let maxQueuedFollowUps = 1024
 
     /// Opens the cache in `directory` (any directory; it is created on the first write).
     public init(directory: URL, config: Config = Config()) {

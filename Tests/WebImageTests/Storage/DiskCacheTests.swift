@@ -94,6 +94,37 @@ struct DiskCacheTests {
         #expect(abs(date.timeIntervalSinceNow) < 60)
     }
 
+    @Test("a held-up I/O queue gets a read's follow-ups once per entry and at most maxQueuedFollowUps in all; a skipped one comes with the next read")
+    func boundedFollowUps() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url)
+        let limit = DiskCache.maxQueuedFollowUps
+        let keys = ["hot"] + (0..<(limit + 10)).map { "k\($0)" }
+        for key in keys { try await cache.store(Data(key.utf8), forKey: key) }
+        for key in keys { try TemporaryDirectory.age(cache.cachePath(forKey: key), secondsAgo: 3 * 86400) }
+        let gate = DispatchSemaphore(value: 0)
+        cache.ioQueue.async { gate.wait() }   // a disk held up by a long write
+        // Reads served without the queue go on; a hot entry's refresh is queued once.
+        for _ in 0..<500 { #expect(cache.readDataSync(forKey: "hot") == Data("hot".utf8)) }
+        #expect(cache.queuedFollowUps.withLock { $0.count } == 1)
+        for key in keys.dropFirst() { _ = cache.readDataSync(forKey: key) }
+        #expect(cache.queuedFollowUps.withLock { $0.count } == limit, "bounded: the reads past the limit queued nothing")
+        gate.signal()
+        await cache.drainIOQueue()
+        #expect(cache.queuedFollowUps.withLock { $0.count } == 0)
+        func age(_ key: String) throws -> TimeInterval {
+            let date = try #require(FileManager.default.attributesOfItem(atPath: cache.cachePath(forKey: key))[.modificationDate] as? Date)
+            return -date.timeIntervalSinceNow
+        }
+        #expect(try age("hot") < 60 && age("k0") < 60)
+        // The last keys found the line full: still old, until their next read.
+        let skipped = try #require(keys.last)
+        #expect(try age(skipped) > 86400)
+        _ = cache.readDataSync(forKey: skipped)
+        await cache.drainIOQueue()
+        #expect(try age(skipped) < 60)
+    }
+
     @Test("a read does not wait behind the I/O queue (a long trim or write)")
     func readDoesNotWaitForIOQueue() async throws {
         let dir = try TemporaryDirectory()
