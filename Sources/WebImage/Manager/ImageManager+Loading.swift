@@ -22,10 +22,13 @@ extension ImageManager {
     public func loadImage(
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) async throws(WebImageError) -> ImageResponse {
-        if let hit = try memoryHit(url, options: options, context: context) { return hit }
-        if options.contains(.refreshCached) { return try await imageTask(with: url, options: options, context: context).response }
+        let originalKey = loadKey(for: url, context: context)
+        if let hit = try memoryHit(url, originalKey: originalKey, options: options, context: context) { return hit }
+        if options.contains(.refreshCached) {
+            return try await start(url, originalKey: originalKey, options: options, context: context, listener: nil).response
+        }
         let task = ImageTask(url: url, priority: options.loadPriority, reportsProgress: false)
-        if let request = prepare(url, options: options, context: context, task: task) {
+        if let request = prepare(url, originalKey: originalKey, options: options, context: context, task: task) {
             register(task)
             await withTaskCancellationHandler {
                 await pipeline.run(request, task)
@@ -44,14 +47,15 @@ extension ImageManager {
     public func imageTask(
         with url: URL, options: WebImageOptions = [], context: WebImageContext = WebImageContext()
     ) -> ImageTask {
+        let originalKey = loadKey(for: url, context: context)
         do {
-            if let hit = try memoryHit(url, options: options, context: context) {
+            if let hit = try memoryHit(url, originalKey: originalKey, options: options, context: context) {
                 return ImageTask(url: url, finished: .success(hit))
             }
         } catch {
             return ImageTask(url: url, finished: .failure(error))
         }
-        return start(url, options: options, context: context, listener: nil)
+        return start(url, originalKey: originalKey, options: options, context: context, listener: nil)
     }
 
     /// Loads `url` and yields every result: partial images with
@@ -70,7 +74,7 @@ extension ImageManager {
     ) -> AsyncThrowingStream<ImageLoadResult, any Error> {
         let (stream, continuation) = AsyncThrowingStream<ImageLoadResult, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(2))
-        let task = start(url, options: options, context: context) { event in
+        let task = start(url, originalKey: loadKey(for: url, context: context), options: options, context: context) { event in
             guard case .result(let result, let isLast) = event else { return }
             if let result {
                 if let error = result.error {
@@ -88,17 +92,20 @@ extension ImageManager {
     }
 
     /// Starts the pipeline for `url` in a new Swift task, with `listener` hearing the
-    /// results and progress; returns the load's ``ImageTask``.
+    /// results and progress; returns the load's ``ImageTask``. `originalKey` is the load's
+    /// key filter answer (``loadKey(for:context:)``).
     ///
     /// - Parameter deliveredHit: a cache hit the callback form already delivered
     ///   (``WebImageOptions/queryMemorySync`` with ``WebImageOptions/refreshCached``): the
     ///   pipeline goes straight to the refresh.
     func start(
-        _ url: URL, options: WebImageOptions, context: WebImageContext, deliveredHit: ImageCacheQueryResult? = nil,
-        listener: (@Sendable (ImageTask.Event) -> Void)?
+        _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext,
+        deliveredHit: ImageCacheQueryResult? = nil, listener: (@Sendable (ImageTask.Event) -> Void)?
     ) -> ImageTask {
         let task = ImageTask(url: url, priority: options.loadPriority, listener: listener)
-        guard let request = prepare(url, options: options, context: context, task: task) else { return task }
+        guard let request = prepare(url, originalKey: originalKey, options: options, context: context, task: task) else {
+            return task
+        }
         register(task)
         task.setRunner(Task { [pipeline] in await pipeline.run(request, task, deliveredHit: deliveredHit) })
         return task
@@ -107,7 +114,9 @@ extension ImageManager {
     /// The load's request (keys, cache, loader, what each stage reads), or `nil` after
     /// finishing `task` with the reason it must not run: an empty URL, or a URL on the
     /// block list.
-    func prepare(_ url: URL, options: WebImageOptions, context: WebImageContext, task: ImageTask) -> ImageRequest? {
+    func prepare(
+        _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext, task: ImageTask
+    ) -> ImageRequest? {
         guard !url.absoluteString.isEmpty else {
             task.finish(.failure(WebImageError(.invalidURL, "The image URL is empty"), url: url), isLast: true)
             return nil
@@ -120,22 +129,29 @@ extension ImageManager {
             task.finish(.failure(error, url: url), isLast: true)
             return nil
         }
-        return ImageRequest(
-            url: url, options: options, context: context, originalKey: originalCacheKey(for: url, context: context),
-            manager: self)
+        return ImageRequest(url: url, options: options, context: context, originalKey: originalKey, manager: self)
+    }
+
+    /// The key filter's answer for a load of `url` (``originalCacheKey(for:context:)``), asked
+    /// once per load by each way in and handed to every step that needs a key; `nil` for an
+    /// empty URL, which no load runs, so the filter never sees one.
+    func loadKey(for url: URL, context: WebImageContext) -> String? {
+        url.absoluteString.isEmpty ? nil : originalCacheKey(for: url, context: context)
     }
 
     /// The fast path: a memory hit answered on the calling thread, with the same checks
     /// the pipeline makes first (cancellation, the block list). `nil` when the load must
     /// go through the pipeline (also when cached images follow HTTP freshness, which the
     /// pipeline checks on the disk entry).
-    func memoryHit(_ url: URL, options: WebImageOptions, context: WebImageContext) throws(WebImageError) -> ImageResponse? {
+    func memoryHit(
+        _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext
+    ) throws(WebImageError) -> ImageResponse? {
         guard options.isDisjoint(with: [.refreshCached, .fromLoaderOnly, .queryMemoryData, .avoidDecodeImage]),
-              context.queryCacheType.includesMemory, !url.absoluteString.isEmpty,
-              (context.httpCachePolicy ?? httpCachePolicy) == .ignoreHeaders,
-              let key = cacheKey(for: url, options: options, context: context),
-              var image = (context.imageCache ?? imageCache).imageFromMemory(forKey: key)
+              context.queryCacheType.includesMemory, let originalKey,
+              (context.httpCachePolicy ?? httpCachePolicy) == .ignoreHeaders
         else { return nil }
+        let key = cacheKey(original: originalKey, options: options, context: context)
+        guard var image = (context.imageCache ?? imageCache).imageFromMemory(forKey: key) else { return nil }
         if Task.isCancelled { throw WebImageError.cancelled("The image load was cancelled") }
         if !options.contains(.retryFailed), failedURLs.contains(url) { return nil }
         if options.contains(.decodeFirstFrameOnly) { image = image.firstFrame }

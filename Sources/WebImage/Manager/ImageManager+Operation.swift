@@ -26,13 +26,14 @@ extension ImageManager {
             gate.finish { handler(.failure(error, url: url), true) }
             return StartedOperation(url: url, task: nil)
         }
-        let cached = synchronousHit(url, options: options, context: context)
+        let originalKey = loadKey(for: url, context: context)
+        let cached = synchronousHit(url, originalKey: originalKey, options: options, context: context)
         if let cached {
             let refresh = options.contains(.refreshCached)
             handler(cached.result, !refresh)
             guard refresh else { return StartedOperation(url: url, task: nil) }
         }
-        let task = start(url, options: options, context: context, deliveredHit: cached?.hit) { event in
+        let task = start(url, originalKey: originalKey, options: options, context: context, deliveredHit: cached?.hit) { event in
             switch event {
             case .progress(let received, let expected):
                 if let progress { gate.send { progress(received, expected) } }
@@ -49,11 +50,11 @@ extension ImageManager {
 
     /// The cache hit the options ask to deliver before `loadImage` returns, if there is one.
     private func synchronousHit(
-        _ url: URL, options: WebImageOptions, context: WebImageContext
+        _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext
     ) -> (hit: ImageCacheQueryResult, result: ImageLoadResult)? {
         let blocking = options.contains(.queryDiskDataSync)
         guard options.contains(.queryMemorySync) || blocking, !options.contains(.fromLoaderOnly),
-              context.queryCacheType != .none, let original = originalCacheKey(for: url, context: context),
+              context.queryCacheType != .none, let original = originalKey,
               options.contains(.retryFailed) || !failedURLs.contains(url) else { return nil }
         let refresh = options.contains(.refreshCached)
         let policy = context.httpCachePolicy ?? httpCachePolicy

@@ -21,7 +21,8 @@ import Foundation
 ///   when it decodes the original's data for a thumbnail (``originalQuery``).
 ///
 /// Built on the thread that starts the load (``ImageManager/imageTask(with:options:context:)``
-/// and the other ways in); the key filter, a user closure, runs once here.
+/// and the other ways in), from the key filter's answer, which each way in asks for once
+/// per load (the filter is a user closure) and also uses for its memory hit.
 struct ImageRequest: Sendable {
     let url: URL
     private(set) var options: WebImageOptions

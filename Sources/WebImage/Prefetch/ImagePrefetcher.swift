@@ -130,7 +130,7 @@ public final class ImagePrefetcher: Sendable {
         let task = Mutex<ImageTask?>(nil)
         let cached = await withCheckedContinuation { continuation in
             outcome.withLock { $0 = continuation }
-            let load = manager.start(url, options: options, context: context) { event in
+            let load = manager.start(url, originalKey: manager.loadKey(for: url, context: context), options: options, context: context) { event in
                 guard case .result(let result, true) = event else { return }
                 let ok = result.map { $0.error == nil && ($0.image != nil || $0.data != nil) } ?? true
                 outcome.withLock { $0.take() }?.resume(returning: ok)

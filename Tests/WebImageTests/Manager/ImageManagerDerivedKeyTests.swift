@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageCodecs
@@ -27,6 +28,36 @@ struct ImageManagerDerivedKeyTests {
 
         context.cacheKeyFilter = { _ in nil }
         #expect(manager.cacheKey(for: url, context: context) == nil)
+    }
+
+    @Test("the key filter, a user closure, runs once per load on every way in: cold, memory hit, imageTask, stream, callback form, prefetch")
+    func keyFilterOncePerLoad() async throws {
+        try await ManagerFixture.with { f in
+            let calls = Mutex(0)
+            f.manager.cacheKeyFilter = { url in
+                calls.withLock { $0 += 1 }
+                return url.absoluteString
+            }
+            func counted(_ load: () async throws -> Void) async rethrows -> Int {
+                calls.withLock { $0 = 0 }
+                try await load()
+                return calls.withLock { $0 }
+            }
+            let url = f.serve("/filtered.png", ManagerTestKit.png())
+            let other = f.serve("/other.png", ManagerTestKit.png(seed: 3))
+            let cold = try await counted { _ = try await f.manager.loadImage(with: url) }
+            #expect(cold == 1, "a cold load")
+            let memory = try await counted { _ = try await f.manager.loadImage(with: url) }
+            #expect(memory == 1, "a memory hit")
+            let task = try await counted { _ = try await f.manager.imageTask(with: other).response }
+            #expect(task == 1, "imageTask, cold")
+            let stream = try await counted { for try await _ in f.manager.loadImageStream(with: url, options: [.refreshCached]) {} }
+            #expect(stream == 1, "a stream with refreshCached")
+            let callback = await counted { _ = await f.loadAll(other, options: [.queryMemorySync, .refreshCached]) }
+            #expect(callback == 1, "the callback form's synchronous hit and its refresh")
+            let prefetch = await counted { _ = await ImagePrefetcher(manager: f.manager).prefetch([url]) }
+            #expect(prefetch == 1, "a prefetch")
+        }
     }
 
     @Test("a thumbnail load stores the full-size data under the URL and delivers the thumbnail without data")
