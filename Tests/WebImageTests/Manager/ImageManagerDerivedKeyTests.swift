@@ -133,6 +133,21 @@ struct ImageManagerDerivedKeyTests {
         }
     }
 
+    @Test("a delegate set while a load waits for its download reaches the stages still ahead of it")
+    func delegateSetDuringALoad() async throws {
+        try await ManagerFixture.with { f in
+            let url = f.serve("/late.png", ManagerTestKit.png(), delay: .milliseconds(400))
+            let task = f.manager.imageTask(with: url)
+            // The load is under way (its request sent) before the delegate is set.
+            #expect(await ManagerTestKit.eventually { f.origin.requestCount("/late.png") == 1 })
+            let delegate = Replacer()
+            f.manager.delegate = delegate
+            let result = try await task.response
+            #expect(result.image.width == 2, "the replacement of a delegate set after the load started")
+            withExtendedLifetime(delegate) {}
+        }
+    }
+
     @Test("shouldDownloadImage false: no request, no image, no error")
     func vetoDownload() async throws {
         try await ManagerFixture.with { f in
