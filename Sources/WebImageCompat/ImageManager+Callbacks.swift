@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 import WebImage
 
 /// The callback form: SDWebImage's `loadImage(with:options:context:progress:completed:)`
@@ -7,7 +8,7 @@ import WebImage
 extension ImageManager {
     /// Loads `url`: from the caches, else from the loader; transforms and stores it.
     ///
-    /// `completed` runs on the context's callback queue (default the manager's own serial queue) with
+    /// `completed` runs on the context's callback queue (default `callbackQueue`) with
     /// any partial images (``WebImage/WebImageOptions/progressiveLoad``, `isFinished == false`),
     /// then the final result or error. With ``WebImage/WebImageOptions/refreshCached`` a cached
     /// image may be followed by a second, refreshed one. `progress` gets bytes received
@@ -29,8 +30,20 @@ extension ImageManager {
         progress: ImageLoaderProgress? = nil,
         completed: @escaping @Sendable (ImageLoadResult) -> Void
     ) -> CombinedOperation {
-        CombinedOperation(startOperation(with: url, options: options, context: context, progress: progress) { result, _ in
+        CombinedOperation(startOperation(
+            with: url, options: options, context: context, progress: progress, callbackQueue: callbackQueue
+        ) { result, _ in
             if let result { completed(result) }
         })
     }
+
+    /// The serial queue the callback form and the view layer deliver a manager's results
+    /// on when the load's context names none: one queue WebImageCompat keeps for every
+    /// manager (as SDWebImage delivers every manager's on the main queue), so the core
+    /// manager owns no queue.
+    public var callbackQueue: DispatchQueue { ManagerCallbacks.sharedQueue }
+}
+
+enum ManagerCallbacks {
+    static let sharedQueue = DispatchQueue(label: "WebImage.ImageManager.callbacks")
 }

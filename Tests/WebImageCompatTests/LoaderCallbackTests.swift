@@ -80,10 +80,11 @@ struct LoaderCallbackTests {
         }
     }
 
-    @Test("ImageManager's callback form delivers on the manager's queue unless the context names one")
+    @Test("ImageManager's callback form delivers on WebImageCompat's one queue for every manager unless the context names one")
     func managerQueue() async throws {
         try await CompatFixture.with { f in
             let url = f.serve("/b.png")
+            #expect(f.manager.callbackQueue === ImageManager(cache: f.cache, loader: f.downloader).callbackQueue, "one queue for every manager")
             let own = MarkedQueue(f.manager.callbackQueue)
             let first = Deliveries<ImageCacheType>()
             f.manager.loadImage(with: url) { first.record($0.cacheType, onQueue: own.isCurrent) }

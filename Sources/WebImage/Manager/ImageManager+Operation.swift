@@ -2,12 +2,13 @@ import Foundation
 
 /// The operation adapter behind WebImageCompat's view layer and callback form of
 /// ``ImageManager``: it starts the load's ``ImageTask`` and delivers its results on the
-/// load's callback queue (its context's, else ``callbackQueue``). SDWebImage's synchronous answers
+/// load's callback queue (its context's, else the one the adapter's caller names: WebImageCompat
+/// keeps it, so the manager owns no queue). SDWebImage's synchronous answers
 /// (``WebImageOptions/queryMemorySync``, ``WebImageOptions/queryDiskDataSync``) live here
 /// and nowhere else.
 extension ImageManager {
     /// A load the adapter started: its URL, and its task unless it was answered before
-    /// ``startOperation(with:options:context:progress:handler:)`` returned.
+    /// ``startOperation(with:options:context:progress:callbackQueue:handler:)`` returned.
     package struct StartedOperation: Sendable {
         package let url: URL?
         package let task: ImageTask?
@@ -15,10 +16,11 @@ extension ImageManager {
 
     /// The adapter behind the callback form and the view layer; `handler` also learns
     /// which result is the last (a `nil` result with `isLast` ends the load without a
-    /// further result: a refresh that found the image unchanged).
+    /// further result: a refresh that found the image unchanged). Results and progress
+    /// run on the context's queue, else on `callbackQueue`.
     package func startOperation(
         with url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
-        handler: @escaping @Sendable (_ result: ImageLoadResult?, _ isLast: Bool) -> Void
+        callbackQueue: DispatchQueue, handler: @escaping @Sendable (_ result: ImageLoadResult?, _ isLast: Bool) -> Void
     ) -> StartedOperation {
         let gate = CallbackGate(queue: context.deliveryQueue ?? callbackQueue)
         guard let url, !url.absoluteString.isEmpty else {

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -32,13 +31,13 @@ import Synchronization
 ///   cache serializer and lazy decodes of cached originals on ``decodeQueue``; disk writes
 ///   on the disk cache's I/O queue, in the background unless
 ///   ``WebImageOptions/waitStoreCache``. A cache miss pays a hop to the network and back,
-///   then one to the decode queue and back. The manager's one queue of its own, a serial callback
-///   queue, only delivers WebImageCompat's view layer's and callback form's results; its bookkeeping (settings, running loads,
-///   failed URLs) is behind `Mutex`es held only to read or change it, never while any of
-///   this runs.
+///   then one to the decode queue and back. The manager owns no queue; its bookkeeping
+///   (settings, running loads, failed URLs) is behind `Mutex`es held only to read or
+///   change it, never while any of this runs.
 /// - **Delivery**: WebImageCompat's view layer's and callback form's results and progress run
 ///   on the load's callback queue (WebImageCompat's `WebImageContext.callbackQueue`), by
-///   default that serial queue of this manager. Only ``WebImageOptions/queryMemorySync`` (and ``WebImageOptions/queryDiskDataSync``,
+///   default WebImageCompat's `ImageManager.callbackQueue`, one serial queue it keeps for
+///   every manager's callbacks. Only ``WebImageOptions/queryMemorySync`` (and ``WebImageOptions/queryDiskDataSync``,
 ///   which also reads and decodes the disk on the calling thread) completes before
 ///   `loadImage` returns; the `async` API answers a memory hit on the calling task.
 /// - **Failed URLs**: a load that fails in a way the loader calls permanent (a 404, bad
@@ -61,9 +60,6 @@ public final class ImageManager: Sendable {
     public let imageCache: any ImageCaching
     /// The loader loads download with, unless their context names another.
     public let imageLoader: any ImageLoader
-    /// The serial queue WebImageCompat's view layer and callback form deliver on when a
-    /// load's context names none (WebImage's own API is `async` and names no queue).
-    package let callbackQueue: DispatchQueue
     /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
     /// originals run. Default ``WebImageCodecs/DecodeQueue/shared``.
     public let decodeQueue: DecodeQueue
@@ -112,7 +108,6 @@ public final class ImageManager: Sendable {
         self.failedURLs = failedURLs
         self.decodeQueue = decodeQueue
         pipeline = ImagePipeline(decodeQueue: decodeQueue, failedURLs: failedURLs, settings: settings)
-        callbackQueue = DispatchQueue(label: "WebImage.ImageManager.callbacks")
     }
 
     // MARK: Settings

@@ -25,7 +25,7 @@ extension WebImageTarget {
     /// - The loaded image (and partial images with ``WebImage/WebImageOptions/progressiveLoad``) is
     ///   set on the load's callback queue, unless ``WebImage/WebImageOptions/avoidAutoSetImage``
     ///   leaves that to `completed`.
-    /// - `completed` runs on the load's callback queue (default the manager's) for every
+    /// - `completed` runs on the load's callback queue (default `ImageManager.callbackQueue`) for every
     ///   result, stale ones included, after the image was set. A `nil` URL completes
     ///   with ``WebImageCodecs/WebImageError/Code/invalidURL``.
     ///
@@ -62,7 +62,7 @@ extension WebImageTarget {
             progress?(received, expected)
         }
         let operation = CombinedOperation(manager.startOperation(
-            with: url, options: options, context: context, progress: reportProgress
+            with: url, options: options, context: context, progress: reportProgress, callbackQueue: manager.callbackQueue
         ) { [weak self] result, isLast in
             if let self, state.isCurrent(key: key, id: id) {
                 if let image = result?.image {

@@ -10,7 +10,7 @@ import WebImage
 /// ```
 ///
 /// The loading code sets ``image`` from the load's callback queue (by default the
-/// manager's serial queue), so conformers must be thread-safe (hence `Sendable`).
+/// managers' serial queue, `ImageManager.callbackQueue`), so conformers must be thread-safe (hence `Sendable`).
 ///
 /// ## Where the load state lives
 /// Each target provides its own ``webImageState``: a ``WebImageTargetState`` holding its
