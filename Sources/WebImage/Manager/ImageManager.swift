@@ -114,7 +114,7 @@ public final class ImageManager: Sendable {
 
     /// Hooks into the manager's decisions; kept weakly. Default `nil`.
     public var delegate: (any ImageManagerDelegate)? {
-        get { settings.values.withLock { $0.delegate } }
+        get { settings.delegate }
         set { settings.values.withLock { $0.delegate = newValue } }
     }
 
@@ -134,7 +134,7 @@ public final class ImageManager: Sendable {
     /// Chooses the disk bytes of downloaded images for loads whose context names no
     /// serializer. Default `nil`: the downloaded data.
     public var cacheSerializer: WebImageContext.CacheSerializer? {
-        get { settings.values.withLock { $0.cacheSerializer } }
+        get { settings.cacheSerializer }
         set { settings.values.withLock { $0.cacheSerializer = newValue } }
     }
 
@@ -170,7 +170,7 @@ public final class ImageManager: Sendable {
     /// running the filter, a user closure, a second time (preparing a load, the callback
     /// form's synchronous hit).
     func cacheKey(original: String, options: WebImageOptions, context: WebImageContext) -> String {
-        var key = thumbnailKey(original, context: context)
+        var key = context.memoryKey(forKey: original)
         if let transformer = context.imageTransformer ?? transformer {
             key = CacheKey.transformed(key, suffix: transformer.transformerKey)
         }
@@ -187,10 +187,6 @@ public final class ImageManager: Sendable {
         return filter(url)
     }
 
-    func thumbnailKey(_ key: String, context: WebImageContext) -> String {
-        guard let size = context.thumbnailPixelSize else { return key }
-        return CacheKey.thumbnailed(key, pixelSize: size, preserveAspectRatio: context.preserveAspectRatio)
-    }
 
     // MARK: Failed URLs
 

@@ -87,7 +87,7 @@ struct ImageRequest: Sendable {
         self.context = context
         self.originalKey = originalKey
         key = originalKey.map { manager.cacheKey(original: $0, options: options, context: context) }
-        sourceKey = originalKey.map { manager.thumbnailKey($0, context: context) }
+        sourceKey = originalKey.map { context.memoryKey(forKey: $0) }
         transformer = context.imageTransformer ?? manager.transformer
         cache = context.imageCache ?? manager.imageCache
         loader = context.imageLoader ?? manager.imageLoader
