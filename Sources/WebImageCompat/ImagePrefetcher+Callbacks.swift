@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import WebImage
 
@@ -8,23 +9,36 @@ extension ImagePrefetcher {
     ///
     /// `progress` runs after each URL with (finished, total); `completed` runs once with
     /// (finished, skipped) when all are done with, at once for an empty list. Both run
-    /// on the prefetcher's serial callback queue, never on the calling thread.
+    /// on ``callbackQueue``, in counting order, never on the calling thread.
     @discardableResult
     public func prefetchURLs(
         _ urls: [URL], progress: PrefetchToken.Progress? = nil, completed: PrefetchToken.Completion? = nil
     ) -> PrefetchToken {
         let token = PrefetchToken(urls: urls)
+        let queue = callbackQueue
         guard !urls.isEmpty else {
             _ = token.run.end()
-            callbackQueue.async { completed?(0, 0) }
+            queue.async { completed?(0, 0) }
             return token
         }
-        // SDWebImage's progress has no skipped count.
-        let report = progress.map { progress in { @Sendable (finished: Int, _: Int, total: Int) in progress(finished, total) } }
+        // SDWebImage's progress has no skipped count. The async form reports in counting
+        // order on its task; a serial queue keeps that order.
+        let report = progress.map { progress in
+            { @Sendable (finished: Int, _: Int, total: Int) in queue.async { progress(finished, total) } }
+        }
         Task {
             let result = await perform(token.run, progress: report)
-            callbackQueue.async { completed?(result.finishedCount, result.skippedCount) }
+            queue.async { completed?(result.finishedCount, result.skippedCount) }
         }
         return token
     }
+
+    /// The serial queue ``prefetchURLs(_:progress:completed:)`` delivers on: one queue
+    /// WebImageCompat keeps for every prefetcher (SDWebImagePrefetcher's `delegateQueue`,
+    /// by default the main queue there), so the core prefetcher owns no queue.
+    public var callbackQueue: DispatchQueue { PrefetcherCallbacks.sharedQueue }
+}
+
+enum PrefetcherCallbacks {
+    static let sharedQueue = DispatchQueue(label: "WebImage.ImagePrefetcher.callbacks")
 }

@@ -10,12 +10,12 @@ import WebImage
 /// ``WebImage/ImagePrefetcher/prefetch(_:progress:)``, needs no token: cancelling its
 /// task cancels it.
 public final class PrefetchToken: Sendable {
-    /// Reports `finished` of `total` URLs done with. Runs on the prefetcher's serial
-    /// callback queue.
+    /// Reports `finished` of `total` URLs done with. Runs on the prefetcher's
+    /// `callbackQueue`.
     public typealias Progress = @Sendable (_ finished: Int, _ total: Int) -> Void
     /// Reports `finished` URLs done with (always all of them) and `skipped`: how many of
     /// them did not end in the cache (failed, cancelled or never started). Runs on the
-    /// prefetcher's serial callback queue.
+    /// prefetcher's `callbackQueue`.
     public typealias Completion = @Sendable (_ finished: Int, _ skipped: Int) -> Void
 
     /// The counts and loads, kept by the prefetcher.

@@ -5,7 +5,7 @@ import Testing
 import WebImageTestOrigin
 
 /// SDWebImagePrefetcher's callback form: `prefetchURLs(_:progress:completed:)` reports on the
-/// prefetcher's serial queue, progress in counting order, then one completion.
+/// prefetchers' shared serial queue, progress in counting order, then one completion.
 @Suite("Prefetcher callback form", .timeLimit(.minutes(1)))
 struct PrefetcherCallbackTests {
     enum Event: Equatable, Sendable { case progress(Int, Int), completed(Int, Int) }
@@ -14,6 +14,8 @@ struct PrefetcherCallbackTests {
     func prefetchURLs() async throws {
         try await CompatFixture.with { f in
             let prefetcher = ImagePrefetcher(manager: f.manager)
+            // One queue WebImageCompat keeps for every prefetcher, as for every manager.
+            #expect(prefetcher.callbackQueue === ImagePrefetcher(manager: f.manager).callbackQueue)
             let queue = MarkedQueue(prefetcher.callbackQueue)
             let urls = ["/p0.png", "/p1.png", "/p2.png"].map { f.serve($0) } + [f.origin.url("/gone.png")]
             let events = Deliveries<Event>()

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -13,19 +12,16 @@ import Synchronization
 /// most ``maxConcurrentPrefetchCount`` loads at a time through ``manager`` with
 /// ``options`` (default ``WebImageOptions/lowPriority``) and
 /// ``context``. ``prefetch(_:progress:)`` runs on the calling task (its loads in tasks of
-/// their own); WebImageCompat's `prefetchURLs(_:progress:completed:)` (SDWebImage's
-/// callback form) runs it in a new task. Progress and completion callbacks run on a serial
-/// queue of the prefetcher, one report at a time. Thread-safe.
+/// their own) and reports its progress there, one report at a time; WebImageCompat's
+/// `prefetchURLs(_:progress:completed:)` (SDWebImage's callback form) runs it in a new
+/// task and delivers on a queue WebImageCompat keeps, so the prefetcher owns no queue.
+/// Thread-safe.
 public final class ImagePrefetcher: Sendable {
     /// The shared prefetcher, loading through ``ImageManager/shared``.
     public static let shared = ImagePrefetcher(manager: .shared)
 
     /// The manager the loads run through.
     public let manager: ImageManager
-    /// Where progress and completion callbacks run: serial, so progress reports come in
-    /// counting order.
-    package let callbackQueue = DispatchQueue(label: "WebImage.ImagePrefetcher.callbacks")
-
     private struct Settings {
         var maxConcurrentPrefetchCount = 3
         var options: WebImageOptions = [.lowPriority]
@@ -65,8 +61,9 @@ public final class ImagePrefetcher: Sendable {
     ///
     /// `progress` runs after each URL with the counts so far: `finished` URLs done with,
     /// `skipped` of them not cached, of `total`; the returned ``PrefetchResult`` has the
-    /// last two counts. The reports run on the prefetcher's serial callback queue, one at
-    /// a time and in counting order, all before this returns. Cancelling the task cancels
+    /// last two counts. The reports run on the calling task, one at a time and in counting
+    /// order, all before this returns (keep them quick: the next load starts after the
+    /// report). Cancelling the task cancels
     /// the prefetch, which then returns with the skipped count.
     public func prefetch(
         _ urls: [URL], progress: (@Sendable (_ finished: Int, _ skipped: Int, _ total: Int) -> Void)? = nil
@@ -93,32 +90,26 @@ public final class ImagePrefetcher: Sendable {
         runs.withLock { $0[id] = run }
         defer { runs.withLock { _ = $0.removeValue(forKey: id) } }
         let current = settings.withLock { $0 }
-        let (queue, total) = (callbackQueue, run.urls.count)
-        await withTaskGroup(of: Void.self) { group in
+        let total = run.urls.count
+        await withTaskGroup(of: (ImageTask?, Bool).self) { group in
             var next = run.urls.startIndex
             func startNext() {
                 guard !run.isCancelled, next < run.urls.endIndex else { return }
                 let url = run.urls[next]
                 next += 1
                 group.addTask { [manager] in
-                    let (load, cached) = await Self.load(url, manager: manager, options: current.options,
-                                                         context: current.context, run: run)
-                    guard let progress else {
-                        _ = run.count(load, cached: cached)
-                        return
-                    }
-                    // Counted on the callback queue, so the reports come in counting order.
-                    queue.async {
-                        let (finished, skipped) = run.count(load, cached: cached)
-                        progress(finished, skipped, total)
-                    }
+                    await Self.load(url, manager: manager, options: current.options, context: current.context, run: run)
                 }
             }
             for _ in 0..<current.maxConcurrentPrefetchCount { startNext() }
-            while await group.next() != nil { startNext() }
+            // Counted and reported here, on the calling task, as each load ends: so the
+            // reports come in counting order and all before the result is read.
+            while let (load, cached) = await group.next() {
+                let (finished, skipped) = run.count(load, cached: cached)
+                progress?(finished, skipped, total)
+                startNext()
+            }
         }
-        // Every progress report has run (and counted) before the result is read.
-        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
         return run.end()
     }
 

@@ -12,17 +12,23 @@ struct ImagePrefetcherTests {
         (0..<count).map { f.serve("/\(prefix)\($0).png", ManagerTestKit.png(seed: UInt8($0)), delay: delay) }
     }
 
-    @Test("every URL is loaded into the cache; failures are counted as skipped; progress counts up, skipped included")
+    @Test("every URL is loaded into the cache; failures are counted as skipped; progress counts up, skipped included, on the calling task")
     func counts() async throws {
         try await ManagerFixture.with { f in
             let prefetcher = ImagePrefetcher(manager: f.manager)
             prefetcher.options = [.lowPriority, .waitStoreCache]
             let urls = serve(f, "p", count: 5) + [f.origin.url("/gone.png")]
             let progress = Locked<[[Int]]>([])
+            // The prefetcher owns no queue: its reports run on the task that awaits it.
+            let caller = withUnsafeCurrentTask { $0?.hashValue }
+            let onCaller = Locked<[Bool]>([])
             let result = await prefetcher.prefetch(urls) { finished, skipped, total in
                 #expect(total == 6)
                 progress.withLock { $0.append([finished, skipped]) }
+                let here = withUnsafeCurrentTask { $0?.hashValue }
+                onCaller.withLock { $0.append(caller != nil && here == caller) }
             }
+            #expect(onCaller.withLock { $0 } == Array(repeating: true, count: 6))
             #expect(result == PrefetchResult(finishedCount: 6, skippedCount: 1))
             // Every report ran before the result, in counting order; the one 404 is counted
             // as skipped from the report of the URL it ended with (loads end in any order).
