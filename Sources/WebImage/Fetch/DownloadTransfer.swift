@@ -170,14 +170,22 @@ final class DownloadTransfer: Sendable {
         // must be resolved waits in a task; so does a refusal, which then ends the transfer
         // off this stack (a line of refused transfers ending one another in turn would
         // otherwise nest).
-        if case .success(let lease)? = downloader.immediateClientLease(for: request.url, insecure: insecure, checked: checked) {
+        var refusal: WebImageError?
+        switch downloader.immediateClientLease(for: request.url, insecure: insecure, checked: checked) {
+        case .success(let lease)?:
             execute(request, lease: lease, trail: trail, deadline: deadline, notes: notes)
             return
+        case .failure(let error)?:
+            refusal = error
+        case nil:
+            break
         }
         // The address check comes before any connection, on every hop; it may resolve the host.
         downloader.policyCheckTaskCount.add(1, ordering: .relaxed)
-        let check = Task {
+        let check = Task { [refusal] in
             do throws(WebImageError) {
+                // A refusal decided above is neither decided nor counted in the metrics again.
+                if let refusal { throw refusal }
                 let lease = try await downloader.clientLease(for: request.url, insecure: insecure)
                 execute(request, lease: lease, trail: trail, deadline: deadline, notes: notes)
             } catch {

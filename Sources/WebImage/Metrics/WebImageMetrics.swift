@@ -18,6 +18,7 @@ import Synchronization
 /// | `webimage_blocked_loads_total` | counter | | loads refused by the failed-URL block list |
 /// | `webimage_download_retries_total` | counter | | transfer attempts after the first (``RetryPolicy``) |
 /// | `webimage_forbidden_addresses_total` | counter | | hops refused by the SSRF guard (``AddressPolicy``) |
+/// | `webimage_refused_sources_total` | counter | | hops refused by the source allowlist (``SourceAllowlist``), redirects included |
 ///
 /// Counters and timers are updated on whichever thread did the work; the cost is the
 /// backend's (an atomic add for most).
