@@ -41,4 +41,34 @@ struct MetricsOptionTests {
             #expect(origin.requestCount("/a.png") == 1)
         }
     }
+
+    @Test("retries, loads refused by the block list and hops refused by the address guard are counted")
+    func retriesBlocksAndRefusals() async throws {
+        try await TestOrigin.with { origin in
+            let png = try Corpus.data("png/image-png/basi3p01_2.png")
+            origin.route("/flaky.png", failing: 2, with: .status(503), then: .init(body: Array(png), contentType: "image/png"))
+            origin.route("/gone.png", .status(404))
+            let cache = try TemporaryDirectory()
+            let (flaky, gone) = (origin.url("/flaky.png").absoluteString, origin.url("/gone.png").absoluteString)
+
+            // In order: the second /gone.png starts after the first put it on the block list.
+            let run = try await WebImageTool.run(
+                ["fetch", flaky, gone, gone, "--sequential", "--retries", "2", "--cache-dir", cache.path, "--json", "--metrics"])
+            #expect(run.status == 1)
+            #expect(origin.requestCount("/flaky.png") == 3, "two 503s, then the image")
+            #expect(Self.sample(WebImageMetrics.Name.downloadRetries, in: run.err) == 2, "\(run.err)")
+            #expect(origin.requestCount("/gone.png") == 1, "the second load was refused before any request")
+            #expect(Self.sample(WebImageMetrics.Name.blockedLoads, in: run.err) == 1)
+            #expect(Self.sample(#"webimage_load_failures_total{code="blackListed"}"#, in: run.err) == 1)
+
+            // A host name that resolves to loopback, refused by the guard before a connection.
+            let local = "http://localhost:\(origin.port)/flaky.png"
+            let refused = try await WebImageTool.run(
+                ["fetch", local, "--block-private-addresses", "--cache-dir", cache.path, "--json", "--metrics"])
+            #expect(refused.status == 1)
+            #expect(Self.sample(WebImageMetrics.Name.forbiddenAddresses, in: refused.err) == 1, "\(refused.err)")
+            #expect(Self.sample(#"webimage_load_failures_total{code="forbiddenAddress"}"#, in: refused.err) == 1)
+            #expect(origin.requestCount("/flaky.png") == 3)
+        }
+    }
 }
