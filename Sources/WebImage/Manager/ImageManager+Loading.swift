@@ -1,8 +1,10 @@
 import Foundation
 
-/// The ways into the pipeline: `async`, ``ImageTask``, a stream; the operation adapter of the
-/// view layer and of WebImageCompat's callback form is in `ImageManager+Operation.swift`.
-/// All of them run the pipeline (`ImagePipeline.run`) for an ``ImageTask``.
+/// The ways into the pipeline: `async`, ``ImageTask``, a stream, and the three WebImageCompat's
+/// operation adapter (the view layer and the callback form) starts its loads with
+/// (``loadKey(for:context:)``, ``synchronousHit(_:originalKey:options:context:)``,
+/// ``start(_:originalKey:options:context:after:listener:)``). All of them run the
+/// pipeline (`ImagePipeline.run`) for an ``ImageTask``.
 extension ImageManager {
     /// Loads `url` and returns the image: from memory, from disk, or downloaded and decoded.
     ///
@@ -95,19 +97,20 @@ extension ImageManager {
     /// results and progress; returns the load's ``ImageTask``. `originalKey` is the load's
     /// key filter answer (``loadKey(for:context:)``).
     ///
-    /// - Parameter deliveredHit: a cache hit the callback form already delivered
+    /// - Parameter delivered: a synchronous hit the callback form already delivered
     ///   (``WebImageOptions/queryMemorySync`` with ``WebImageOptions/refreshCached``): the
-    ///   pipeline goes straight to the refresh.
-    func start(
+    ///   pipeline goes straight to the refresh, with the request the hit was read for.
+    package func start(
         _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext,
-        deliveredHit: ImageCacheQueryResult? = nil, listener: (@Sendable (ImageTask.Event) -> Void)?
+        after delivered: SynchronousHit? = nil, listener: (@Sendable (ImageTask.Event) -> Void)?
     ) -> ImageTask {
         let task = ImageTask(url: url, priority: options.loadPriority, listener: listener)
-        guard let request = prepare(url, originalKey: originalKey, options: options, context: context, task: task) else {
+        guard let request = delivered?.request
+            ?? prepare(url, originalKey: originalKey, options: options, context: context, task: task) else {
             return task
         }
         register(task)
-        task.setRunner(Task { [pipeline] in await pipeline.run(request, task, deliveredHit: deliveredHit) })
+        task.setRunner(Task { [pipeline] in await pipeline.run(request, task, deliveredHit: delivered?.hit) })
         return task
     }
 
@@ -135,7 +138,7 @@ extension ImageManager {
     /// The key filter's answer for a load of `url` (``originalCacheKey(for:context:)``), asked
     /// once per load by each way in and handed to every step that needs a key; `nil` for an
     /// empty URL, which no load runs, so the filter never sees one.
-    func loadKey(for url: URL, context: WebImageContext) -> String? {
+    package func loadKey(for url: URL, context: WebImageContext) -> String? {
         url.absoluteString.isEmpty ? nil : originalCacheKey(for: url, context: context)
     }
 
@@ -158,4 +161,51 @@ extension ImageManager {
         WebImageMetrics.memoryHits.increment()
         return ImageResponse(image: image, url: url, cacheType: .memory, cacheKey: key)
     }
+
+    /// The cache hit SDWebImage's synchronous options ask the callback form to deliver
+    /// before it returns, on the calling thread: with ``WebImageOptions/queryMemorySync``
+    /// a memory hit, with ``WebImageOptions/queryDiskDataSync`` also a disk hit read and
+    /// decoded here (``ImageCaching/queryImageSynchronously(forKey:options:context:)``).
+    /// `nil` when there is none, or the hit may not be used as it is (under
+    /// ``HTTPCachePolicy/respectHeaders`` unless refreshing or cache-only). With
+    /// ``WebImageOptions/refreshCached``,
+    /// ``start(_:originalKey:options:context:after:listener:)`` takes it to go on with the
+    /// refresh. The checks a load makes before it runs (the URL is not empty, nor on the
+    /// block list) are made here first.
+    package func synchronousHit(
+        _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext
+    ) -> SynchronousHit? {
+        let blocking = options.contains(.queryDiskDataSync)
+        guard options.contains(.queryMemorySync) || blocking, !options.contains(.fromLoaderOnly),
+              context.queryCacheType != .none, let original = originalKey,
+              options.contains(.retryFailed) || !failedURLs.contains(url) else { return nil }
+        let refresh = options.contains(.refreshCached)
+        let policy = context.httpCachePolicy ?? httpCachePolicy
+        guard policy == .ignoreHeaders || refresh || options.contains(.fromCacheOnly) else { return nil }
+        let request = ImageRequest(url: url, options: options, context: context, originalKey: original, manager: self)
+        guard let key = request.key else { return nil }
+        let query = request.resultQuery
+        var hit: ImageCacheQueryResult
+        if blocking, let answer = request.cache.queryImageSynchronously(forKey: key, options: query.options, context: query.context) {
+            hit = answer
+        } else if !query.options.contains(.queryDiskOnly), !query.options.contains(.queryMemoryData),
+                  let image = request.cache.imageFromMemory(forKey: key) {
+            hit = ImageCacheQueryResult(image: image, cacheType: .memory)
+            WebImageMetrics.memoryHits.increment()
+        } else {
+            return nil
+        }
+        guard hit.image != nil else { return nil }
+        if options.contains(.decodeFirstFrameOnly) { hit.image = hit.image?.firstFrame }
+        return SynchronousHit(result: request.result(hit), hit: hit, request: request)
+    }
+}
+
+/// A cache hit the callback form delivers before it returns
+/// (``ImageManager/synchronousHit(_:originalKey:options:context:)``): its result, and the
+/// request a refresh after it goes on with, so the load's request is made once.
+package struct SynchronousHit: Sendable {
+    package let result: ImageLoadResult
+    let hit: ImageCacheQueryResult
+    let request: ImageRequest
 }

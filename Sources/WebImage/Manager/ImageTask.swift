@@ -32,8 +32,8 @@ public final class ImageTask: Sendable, Hashable {
         case running, cancelled, completed
     }
 
-    /// What a listener hears (the callback adapter, the stream).
-    enum Event: Sendable {
+    /// What a listener hears (WebImageCompat's callback adapter, the stream).
+    package enum Event: Sendable {
         case progress(received: Int, expected: Int)
         /// A result: partial (`isFinished == false`), final, or `nil` with `isLast` for a
         /// load that ended without a further result (a refresh that found the image unchanged).

@@ -7,26 +7,26 @@ import Synchronization
 /// Each callback is queued while the gate's lock is held (a `DispatchQueue.async`, not
 /// the callback itself), so on a serial queue a progress report or partial image queued
 /// before the final result runs before it, and none queued after it runs at all.
-package final class CallbackGate: Sendable {
+final class CallbackGate: Sendable {
     private let isClosed = Mutex(false)
     /// The queue callbacks run on.
-    package let queue: DispatchQueue
+    let queue: DispatchQueue
 
-    package init(queue: DispatchQueue) {
+    init(queue: DispatchQueue) {
         self.queue = queue
     }
 
     /// Whether the last callback was queued.
-    package var isFinished: Bool { isClosed.withLock { $0 } }
+    var isFinished: Bool { isClosed.withLock { $0 } }
 
     /// Queues `callback` unless the last one was queued already.
-    package func send(_ callback: @escaping @Sendable () -> Void) {
+    func send(_ callback: @escaping @Sendable () -> Void) {
         isClosed.withLock { closed in if !closed { queue.async(execute: callback) } }
     }
 
     /// Queues the last callback; `false` (and `callback` dropped) when there already was one.
     @discardableResult
-    package func finish(_ callback: @escaping @Sendable () -> Void) -> Bool {
+    func finish(_ callback: @escaping @Sendable () -> Void) -> Bool {
         isClosed.withLock { closed in
             guard !closed else { return false }
             closed = true
@@ -36,7 +36,7 @@ package final class CallbackGate: Sendable {
     }
 
     /// Runs the last callback on this thread, now; `false` when there already was one.
-    package func finishHere(_ callback: () -> Void) -> Bool {
+    func finishHere(_ callback: () -> Void) -> Bool {
         let first = isClosed.withLock { closed in
             defer { closed = true }
             return !closed
