@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The payload is decoded (base64 or percent-encoding) and the image decoded on the
 /// decode queue. A malformed URL fails with ``WebImageCodecs/WebImageError/Code/invalidURL``.
-public final class DataURLImageLoader: ImageLoader {
+public final class DataURLImageLoader: ImageLoader, ImageFetching {
     /// The coders used when the context names none.
     public let coders: any ImageCoder
     /// Where decoding runs.
@@ -23,14 +23,16 @@ public final class DataURLImageLoader: ImageLoader {
     public func loadImage(
         with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
-        guard canRequestImage(for: url) else {
-            throw WebImageError(.invalidURL, "Not a data URL: \(url.absoluteString)")
-        }
-        return try await LocalImageLoad.load(
-            url: url, options: options, context: context, observer: observer, coders: coders, decodeQueue: decodeQueue
-        ) { () throws(WebImageError) -> Data in
-            try Self.payload(of: url.absoluteString)
-        }
+        try await LocalImageLoad.load(
+            url: url, options: options, context: context, observer: observer, coders: coders, decodeQueue: decodeQueue,
+            fetcher: self)
+    }
+
+    /// The `data:` fetcher (``ImageFetching``): the URL's payload (``payload(of:)``), on
+    /// the calling task; it has no validators.
+    package func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
+        guard canRequestImage(for: url) else { throw WebImageError(.invalidURL, "Not a data URL: \(url.absoluteString)") }
+        return .body(OriginalData(data: try Self.payload(of: url.absoluteString)), http: nil)
     }
 
     /// The bytes a `data:` URL carries (base64 or percent-encoded). Runs on the caller's

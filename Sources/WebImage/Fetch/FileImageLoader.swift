@@ -46,13 +46,9 @@ public final class FileImageLoader: ImageLoader {
     public func loadImage(
         with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
     ) async throws(WebImageError) -> ImageLoadResponse {
-        guard url.isFileURL else { throw WebImageError(.invalidURL, "Not a file URL: \(url.redactedForLog)") }
-        let (pool, limit) = (ioPool, maxBytes)
-        return try await LocalImageLoad.load(
-            url: url, options: options, context: context, observer: observer, coders: coders, decodeQueue: decodeQueue
-        ) { () async throws(WebImageError) -> Data in
-            try await pool.run { Self.readRegularFile(url.path, limit: limit) }.get()
-        }
+        try await LocalImageLoad.load(
+            url: url, options: options, context: context, observer: observer, coders: coders, decodeQueue: decodeQueue,
+            fetcher: self)
     }
 
     /// Missing files may appear later, so they are not blocked; other failures are.
@@ -101,5 +97,17 @@ public final class FileImageLoader: ImageLoader {
         }
         data.count = done
         return .success(data)
+    }
+}
+
+/// The `file:` fetcher (``ImageFetching``): the file's bytes, read on ``FileImageLoader/ioPool``
+/// with the checks of ``FileImageLoader/readRegularFile(_:limit:)``; a file has no validators,
+/// so a conditional fetch reads it again.
+extension FileImageLoader: ImageFetching {
+    package func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
+        guard url.isFileURL else { throw WebImageError(.invalidURL, "Not a file URL: \(url.redactedForLog)") }
+        let limit = maxBytes
+        let data = try await ioPool.run { Self.readRegularFile(url.path, limit: limit) }.get()
+        return .body(OriginalData(data: data), http: nil)
     }
 }

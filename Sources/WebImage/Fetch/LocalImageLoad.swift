@@ -1,27 +1,29 @@
 import Foundation
 import Synchronization
 
-/// The shared engine of the loaders that need no network (`file:`, `data:`): read the
-/// bytes (off the calling task where that blocks), report progress once, decode on the
-/// decode queue, and let the calling task or the observer's token cancel at any point.
+/// Fetch + stage B for the fetchers that need no network (`file:`, `data:`), as
+/// ``ImageDownloader/loadDecoded(_:options:context:observer:partial:)`` is for http: the
+/// fetcher's bytes (read off the calling task where that blocks), progress reported once,
+/// then stage B's decode (``ImageStage``) on the decode queue; the calling task or the
+/// observer's token may cancel at any point. There is no transfer to share, so no decode
+/// is shared either, and a whole body gives no partial images.
 enum LocalImageLoad {
-    /// Loads `url` with `read`, then decodes as `options` and `context` ask.
+    /// Loads `url` from `fetcher`, then decodes as `options` and `context` ask.
     static func load(
         url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
-        coders: any ImageCoder, decodeQueue: DecodeQueue,
-        read: @escaping @Sendable () async throws(WebImageError) -> Data
+        coders: any ImageCoder, decodeQueue: DecodeQueue, fetcher: some ImageFetching<WebImageError>
     ) async throws(WebImageError) -> ImageLoadResponse {
-        let coder = context.imageCoder ?? coders
-        let decodeOptions = context.loaderDecodeOptions(options)
+        let stage = ImageStage(
+            decodeQueue: decodeQueue, coder: context.imageCoder ?? coders,
+            options: context.loaderDecodeOptions(options), lazy: options.contains(.lazyAnimatedImage))
         return try await CancellableLoad.run(token: observer.token) { () async throws(WebImageError) -> ImageLoadResponse in
-            let data = try await read()
-            guard !data.isEmpty else { throw .badImageData("\(url.scheme ?? "The") URL holds no data") }
-            observer.progress?(data.count, data.count)
-            var image: DecodedImage?
-            if !options.contains(.avoidDecodeImage) {
-                image = try await decodeQueue.decode(
-                    data, options: decodeOptions, lazy: options.contains(.lazyAnimatedImage), coder: coder)
+            // A local fetcher answers a body or throws: no status, no 304.
+            guard case .body(let original, _) = try await fetcher.fetch(url, validators: nil), !original.data.isEmpty else {
+                throw .badImageData("\(url.scheme ?? "The") URL holds no data")
             }
+            let data = original.data
+            observer.progress?(data.count, data.count)
+            let image = options.contains(.avoidDecodeImage) ? nil : try await stage.image(from: data)
             return ImageLoadResponse(url: url, image: image, data: data, isFinished: true)
         }
     }

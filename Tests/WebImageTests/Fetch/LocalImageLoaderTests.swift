@@ -110,6 +110,44 @@ struct LocalImageLoaderTests {
         #expect(await LoadRecorder().load(dataLoader, noComma)?.code == .invalidURL)
     }
 
+    @Test("as fetchers (the pipeline's seam): a file's and a data: URL's bytes, undecoded and with no response; the loaders' refusals")
+    func fetchers() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Not an image: a fetcher hands over bytes and decodes nothing.
+        let text = Data("not an image".utf8)
+        let file = dir.appendingPathComponent("t.txt")
+        try text.write(to: file)
+        guard case .body(let read, let http) = try await fileLoader.fetch(file, validators: nil) else {
+            Issue.record("no body")
+            return
+        }
+        #expect(read.data == text && http == nil && read.etag == nil)
+        let fifo = dir.appendingPathComponent("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        await #expect(throws: WebImageError.self) { _ = try await fileLoader.fetch(fifo, validators: nil) }
+        let small = FileImageLoader(coders: LoaderTestKit.coders, maxBytes: 3)
+        do {
+            _ = try await small.fetch(file, validators: nil)
+            Issue.record("a file over maxBytes was read")
+        } catch {
+            #expect(error.code == .responseTooLarge)
+        }
+
+        let url = try #require(URL(string: "data:text/plain;base64," + text.base64EncodedString()))
+        guard case .body(let payload, nil) = try await dataLoader.fetch(url, validators: nil) else {
+            Issue.record("no body")
+            return
+        }
+        #expect(payload.data == text)
+        do {
+            _ = try await dataLoader.fetch(file, validators: nil)
+            Issue.record("a file: URL was fetched as data:")
+        } catch {
+            #expect(error.code == .invalidURL)
+        }
+    }
+
     @Test("a cancelled local load reports cancelled exactly once")
     func cancelLocal() async throws {
         let (bytes, _) = LoaderTestKit.rawImage(width: 4, height: 4)

@@ -63,7 +63,7 @@ struct SampleFetcher: Sendable {
         }
     }
 
-    /// A `file:` URL's bytes, read on the blocking I/O pool; refused unless allowed.
+    /// A `file:` URL's bytes, through the library's `file:` fetcher; refused unless allowed.
     private func fileURL(_ text: String) async -> Result<Body, SampleFailure> {
         guard allowsFileURLs else {
             return .failure(.download("file: URLs are not loaded unless \(fileURLSetting) is given: '\(text)'"))
@@ -71,10 +71,12 @@ struct SampleFetcher: Sendable {
         guard let url = URL(string: text), url.isFileURL, !url.path.isEmpty else {
             return .failure(.download("not a file URL: '\(text)'"))
         }
-        let limit = maxBytes
         do throws(WebImageError) {
-            let data = try await BlockingIOPool.shared.run { FileImageLoader.readRegularFile(url.path, limit: limit) }.get()
-            return .success(Body(data: data))
+            // The library's file: fetcher: read on the blocking I/O pool, regular files only.
+            guard case .body(let original, _) = try await FileImageLoader(maxBytes: maxBytes).fetch(url, validators: nil) else {
+                return .failure(.download("\(text) gave no data"))
+            }
+            return .success(Body(data: original.data))
         } catch {
             return .failure(.download(error.message))
         }
