@@ -7,6 +7,9 @@ import Foundation
 /// (http and https), the proxy's `local://` and `s3://` readers and its downloads, and the
 /// bulk job's fetcher behind its host gate.
 ///
+/// The library's `file:` and `data:` loaders (``FileImageLoader``, ``DataURLImageLoader``) are
+/// fetchers too; their loads are their fetch and stage B.
+///
 /// Cancelling the calling task cancels the fetch, which then throws its cancellation
 /// error. A conformer says where its work runs; none blocks the calling task.
 package protocol ImageFetching<Failure>: Sendable {
