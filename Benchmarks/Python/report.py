@@ -170,9 +170,14 @@ What each row measures:
   #48's gate, ≥ 0.95×); the same manager with `cacheMemoryOnly`, no goal: the
   gate's row without the disk tier's writes; the same manager once more with
   `TMPDIR` on tmpfs (`/dev/shm`), no goal: this machine's root ext4 has no
-  journal, and without one each new inode skips every inode deleted in the last
-  hours, so the default row carries the file system's share, which the tmpfs row
-  shows. Each side prints the cores it kept busy over the measured time (user +
+  journal, and without one ext4 will not reuse an inode deleted in the last 60 s
+  (360 s while its inode table block is dirty) and reads past each such inode
+  for every file it creates (`recently_deleted()` in fs/ext4/ialloc.c), so the
+  default row pays for the files the runs before it deleted, which the tmpfs row
+  shows; and the same manager with its caches on a journaled ext4 (a 1 GiB image
+  file on the same disk, made by a default `mkfs.ext4`, loop-mounted; needs
+  root), against the keep floor, no goal: the gate's row on the file system a
+  user's disk has. Each side prints the cores it kept busy over the measured time (user +
   system CPU of its processes ÷ wall); a peer under 1.5 of 2 cores makes the row
   "not comparable" instead of pass or fail.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
