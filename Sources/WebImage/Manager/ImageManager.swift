@@ -170,11 +170,17 @@ public final class ImageManager: Sendable {
     /// running the filter, a user closure, a second time (preparing a load, the callback
     /// form's synchronous hit).
     func cacheKey(original: String, options: WebImageOptions, context: WebImageContext) -> String {
+        Self.cacheKey(original: original, transformer: context.imageTransformer ?? transformer, options: options, context: context)
+    }
+
+    /// ``cacheKey(original:options:context:)`` with the load's transformer given, so a load
+    /// that reads the manager's once keys and transforms with the same one.
+    static func cacheKey(
+        original: String, transformer: (any ImageTransformer)?, options: WebImageOptions, context: WebImageContext
+    ) -> String {
         var key = context.memoryKey(forKey: original)
-        if let transformer = context.imageTransformer ?? transformer {
-            key = CacheKey.transformed(key, suffix: transformer.transformerKey)
-        }
-        return options.contains(.lazyAnimatedImage) ? CacheKey.transformed(key, suffix: Self.lazyAnimationKeySuffix) : key
+        if let transformer { key = CacheKey.transformed(key, suffix: transformer.transformerKey) }
+        return options.contains(.lazyAnimatedImage) ? CacheKey.transformed(key, suffix: lazyAnimationKeySuffix) : key
     }
 
     /// The last suffix of the keys of ``WebImageOptions/lazyAnimatedImage`` loads.

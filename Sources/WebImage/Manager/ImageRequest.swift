@@ -86,9 +86,12 @@ struct ImageRequest: Sendable {
         self.options = options
         self.context = context
         self.originalKey = originalKey
-        key = originalKey.map { manager.cacheKey(original: $0, options: options, context: context) }
+        // The manager's transformer is read once: the result's key and its transform agree
+        // even when it is replaced while the load starts.
+        let transformer = context.imageTransformer ?? manager.transformer
+        self.transformer = transformer
+        key = originalKey.map { ImageManager.cacheKey(original: $0, transformer: transformer, options: options, context: context) }
         sourceKey = originalKey.map { context.memoryKey(forKey: $0) }
-        transformer = context.imageTransformer ?? manager.transformer
         cache = context.imageCache ?? manager.imageCache
         loader = context.imageLoader ?? manager.imageLoader
         httpCachePolicy = context.httpCachePolicy ?? manager.httpCachePolicy

@@ -120,6 +120,21 @@ struct ImageManagerDerivedKeyTests {
         }
     }
 
+    @Test("the manager's transformer is read once per load: replaced while the load starts, the result is keyed and transformed by the one read")
+    func transformerReadOnce() async throws {
+        try await ManagerFixture.with { f in
+            let url = f.serve("/once.png", ManagerTestKit.png(width: 32, height: 24))
+            let replacement = ImageResizingTransformer(size: PixelSize(width: 4, height: 4), mode: .fill)
+            let first = ReplacingTransformer(manager: f.manager, replacement: replacement)
+            f.manager.transformer = first
+            // fromLoaderOnly: no memory hit first, so the request is what reads the keys.
+            let response = try await f.manager.loadImage(with: url, options: [.fromLoaderOnly])
+            #expect(f.manager.transformer?.transformerKey == replacement.transformerKey, "replaced while the load started")
+            #expect(response.cacheKey == CacheKey.transformed(url.absoluteString, suffix: ReplacingTransformer.key))
+            #expect(response.image.width == 10 && response.image.height == 10, "transformed by the transformer its key names")
+        }
+    }
+
     @Test("the delegate may replace a downloaded image; the replacement is delivered without data")
     func delegateTransform() async throws {
         try await ManagerFixture.with { f in
@@ -170,5 +185,29 @@ final class Replacer: ImageManagerDelegate {
     func shouldDownloadImage(for url: URL) -> Bool { allowDownload }
     func transformDownloadedImage(_ image: DecodedImage, for url: URL) -> DecodedImage? {
         DecodedImage(pixels: PixelBuffer(width: 2, height: 2), format: .png)
+    }
+}
+
+/// A transformer to 10×10 that, the first time its key is read, replaces itself as the
+/// manager's transformer: the moment a load reads the key.
+final class ReplacingTransformer: ImageTransformer {
+    static let key = "replacing-10x10"
+    let manager: ImageManager
+    let replacement: any ImageTransformer
+    private let replaced = Atomic(false)
+    private let resize = ImageResizingTransformer(size: PixelSize(width: 10, height: 10), mode: .fill)
+
+    init(manager: ImageManager, replacement: any ImageTransformer) {
+        self.manager = manager
+        self.replacement = replacement
+    }
+
+    var transformerKey: String {
+        if !replaced.exchange(true, ordering: .relaxed) { manager.transformer = replacement }
+        return Self.key
+    }
+
+    func transform(_ image: DecodedImage, forKey key: String) -> DecodedImage? {
+        resize.transform(image, forKey: key)
     }
 }
