@@ -9,14 +9,27 @@ extension WebImageContext {
     /// (`ImageLoaderCallbacks`) or a cache query (`ImageCachingCallbacks`) the loaders'
     /// or the caches' shared queue. WebImage's `async` forms name no queue and ignore it.
     public var callbackQueue: DispatchQueue? {
-        get { deliveryQueue }
-        set { deliveryQueue = newValue }
+        get { compatFields.callbackQueue }
+        set { compatFields.callbackQueue = newValue }
     }
 
     /// The key under which a `WebImageTarget` keeps this load; a new load with the same
     /// key cancels it. `nil`, the default, is `WebImageTargetState.defaultOperationKey`.
     public var setImageOperationKey: String? {
-        get { viewOperationKey }
-        set { viewOperationKey = newValue }
+        get { compatFields.operationKey }
+        set { compatFields.operationKey = newValue }
     }
+
+    /// This target's fields, kept in the core context's slot for them.
+    private var compatFields: CompatContextFields {
+        get { compat as? CompatContextFields ?? CompatContextFields() }
+        set { compat = newValue }
+    }
+}
+
+/// The context fields only WebImageCompat reads (``WebImage/WebImageContext/callbackQueue``,
+/// ``WebImage/WebImageContext/setImageOperationKey``).
+struct CompatContextFields: Sendable {
+    var callbackQueue: DispatchQueue?
+    var operationKey: String?
 }

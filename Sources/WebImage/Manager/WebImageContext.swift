@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Per-load settings beyond the option flags: SDWebImage's `SDWebImageContext`, as a
@@ -33,12 +32,13 @@ public struct WebImageContext: Sendable {
     /// it may encode.
     public typealias CacheSerializer = @Sendable (_ image: DecodedImage, _ data: Data?, _ url: URL) -> Data?
 
-    // MARK: Delivery
+    // MARK: WebImageCompat's
 
-    /// The queue WebImageCompat's callback forms deliver this load's results on: what
-    /// WebImageCompat's `callbackQueue` sets (SDWebImage's context option). WebImage's own
-    /// `async` API names no queue and ignores it.
-    package var deliveryQueue: DispatchQueue?
+    /// WebImageCompat's fields of the context (its `callbackQueue` and
+    /// `setImageOperationKey`, SDWebImage's context options for the callback forms and the
+    /// view layer), kept here so they travel with the load to its loader and cache, as
+    /// SDWebImage's context does. WebImage never reads them: its `async` API names no queue.
+    package var compat: (any Sendable)?
 
     // MARK: Components
 
@@ -139,12 +139,6 @@ public struct WebImageContext: Sendable {
     /// manager load the manager sets it for its loader when it revalidates a stored image,
     /// replacing any value given (it decides conditional requests itself). Default `nil`.
     public var validators: HTTPValidators?
-
-    // MARK: View layer
-
-    /// What WebImageCompat's `setImageOperationKey` sets: the key under which its view
-    /// layer keeps this load. WebImage itself does not read it.
-    package var viewOperationKey: String?
 
     /// Creates a context with every field at its default.
     public init() {}

@@ -113,6 +113,27 @@ struct WebImageTargetTests {
         }
     }
 
+    @Test("setImageOperationKey: a load under another key leaves the first running; one under the same key cancels it")
+    func operationKeys() async throws {
+        try await ManagerFixture.with { f in
+            let slow = f.serve("/key1.png", ManagerTestKit.png(width: 30, height: 30), delay: .milliseconds(400))
+            let fast = f.serve("/key2.png", ManagerTestKit.png(width: 3, height: 3))
+            let target = RecordingTarget()
+            var (a, b) = (WebImageContext(), WebImageContext())
+            a.setImageOperationKey = "a"
+            b.setImageOperationKey = "b"
+            #expect(a.setImageOperationKey == "a" && WebImageContext().setImageOperationKey == nil)
+            let (first, second, third) = (ResultRecorder(), ResultRecorder(), ResultRecorder())
+            target.setImage(with: slow, context: a, manager: f.manager, completed: first.record)
+            target.setImage(with: fast, context: b, manager: f.manager, completed: second.record)
+            #expect(await second.wait(for: 1).first?.image?.width == 3)
+            #expect(first.all.isEmpty, "the load under key a still runs")
+            target.setImage(with: fast, context: a, manager: f.manager, completed: third.record)
+            #expect(await first.wait(for: 1).first?.error?.code == .cancelled)
+            #expect(await third.wait(for: 1).first?.image?.width == 3)
+        }
+    }
+
     @Test("with avoidAutoCancelImage the old load finishes but still never overwrites the newer image")
     func reuseWithoutCancel() async throws {
         try await ManagerFixture.with { f in
