@@ -4,10 +4,12 @@ import WebImage
 extension WebImageContext {
     /// The queue every callback of the load runs on: SDWebImage's `callbackQueue` context
     /// option. It should be serial so results arrive in order. `nil`, the default, is the
-    /// serial callback queue of whoever delivers: the manager's own for the view layer and
-    /// the manager's callback form, or for the callback form of a loader
-    /// (`ImageLoaderCallbacks`) or a cache query (`ImageCachingCallbacks`) the loaders'
-    /// or the caches' shared queue. WebImage's `async` forms name no queue and ignore it.
+    /// serial callback queue of whoever delivers: the managers' shared queue
+    /// (`ImageManager.callbackQueue`) for the view layer and the manager's callback form,
+    /// or for the callback form of a loader (`ImageLoaderCallbacks`) or a cache query
+    /// (`ImageCachingCallbacks`) the loaders' or the caches' shared queue. WebImage's
+    /// `async` forms name no queue and ignore it; the context carries it to a custom
+    /// loader or cache all the same.
     public var callbackQueue: DispatchQueue? {
         get { compatFields.callbackQueue }
         set { compatFields.callbackQueue = newValue }
