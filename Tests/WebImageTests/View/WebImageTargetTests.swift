@@ -94,11 +94,16 @@ struct WebImageTargetTests {
         }
     }
 
+    /// A 30×30 image served after `delay` and a 3×3 one served at once: a load that
+    /// must lose to a later one, and the later one.
+    static func slowAndFast(_ f: ManagerFixture, _ slow: String, _ fast: String, delay: Duration) -> (slow: URL, fast: URL) {
+        (f.serve(slow, ManagerTestKit.png(width: 30, height: 30), delay: delay), f.serve(fast, ManagerTestKit.png(width: 3, height: 3)))
+    }
+
     @Test("a reused target cancels its old load and never shows the stale image")
     func reuseCancels() async throws {
         try await ManagerFixture.with { f in
-            let slow = f.serve("/old.png", ManagerTestKit.png(width: 30, height: 30), delay: .milliseconds(500))
-            let fast = f.serve("/new.png", ManagerTestKit.png(width: 3, height: 3))
+            let (slow, fast) = Self.slowAndFast(f, "/old.png", "/new.png", delay: .milliseconds(500))
             let target = RecordingTarget()
             let old = ResultRecorder()
             let new = ResultRecorder()
@@ -116,8 +121,7 @@ struct WebImageTargetTests {
     @Test("setImageOperationKey: a load under another key leaves the first running; one under the same key cancels it")
     func operationKeys() async throws {
         try await ManagerFixture.with { f in
-            let slow = f.serve("/key1.png", ManagerTestKit.png(width: 30, height: 30), delay: .milliseconds(400))
-            let fast = f.serve("/key2.png", ManagerTestKit.png(width: 3, height: 3))
+            let (slow, fast) = Self.slowAndFast(f, "/key1.png", "/key2.png", delay: .milliseconds(400))
             let target = RecordingTarget()
             var (a, b) = (WebImageContext(), WebImageContext())
             a.setImageOperationKey = "a"
@@ -137,8 +141,7 @@ struct WebImageTargetTests {
     @Test("with avoidAutoCancelImage the old load finishes but still never overwrites the newer image")
     func reuseWithoutCancel() async throws {
         try await ManagerFixture.with { f in
-            let slow = f.serve("/old2.png", ManagerTestKit.png(width: 30, height: 30), delay: .milliseconds(400))
-            let fast = f.serve("/new2.png", ManagerTestKit.png(width: 3, height: 3))
+            let (slow, fast) = Self.slowAndFast(f, "/old2.png", "/new2.png", delay: .milliseconds(400))
             let target = RecordingTarget()
             let old = ResultRecorder()
             let new = ResultRecorder()
