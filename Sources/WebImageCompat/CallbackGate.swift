@@ -16,9 +16,6 @@ final class CallbackGate: Sendable {
         self.queue = queue
     }
 
-    /// Whether the last callback was queued.
-    var isFinished: Bool { isClosed.withLock { $0 } }
-
     /// Queues `callback` unless the last one was queued already.
     func send(_ callback: @escaping @Sendable () -> Void) {
         isClosed.withLock { closed in if !closed { queue.async(execute: callback) } }
@@ -33,15 +30,5 @@ final class CallbackGate: Sendable {
             queue.async(execute: callback)
             return true
         }
-    }
-
-    /// Runs the last callback on this thread, now; `false` when there already was one.
-    func finishHere(_ callback: () -> Void) -> Bool {
-        let first = isClosed.withLock { closed in
-            defer { closed = true }
-            return !closed
-        }
-        if first { callback() }
-        return first
     }
 }

@@ -30,9 +30,7 @@ extension ImageManager {
         progress: ImageLoaderProgress? = nil,
         completed: @escaping @Sendable (ImageLoadResult) -> Void
     ) -> CombinedOperation {
-        CombinedOperation(startOperation(
-            with: url, options: options, context: context, progress: progress, callbackQueue: callbackQueue
-        ) { result, _ in
+        CombinedOperation(startOperation(with: url, options: options, context: context, progress: progress) { result, _ in
             if let result { completed(result) }
         })
     }

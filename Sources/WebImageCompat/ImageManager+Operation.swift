@@ -4,13 +4,13 @@ import WebImage
 
 /// The operation adapter behind the view layer and the callback form of
 /// ``WebImage/ImageManager``: it starts the load's ``WebImage/ImageTask`` and delivers its
-/// results on the load's callback queue (its context's, else the one the adapter's caller
-/// names), so the core manager owns no queue and knows no callback. SDWebImage's
+/// results on the load's callback queue (its context's, else ``callbackQueue``), so the core
+/// manager owns no queue and knows no callback. SDWebImage's
 /// synchronous answers (``WebImage/WebImageOptions/queryMemorySync``,
 /// ``WebImage/WebImageOptions/queryDiskDataSync``) are delivered here, on the calling thread.
 extension ImageManager {
     /// A load the adapter started: its URL, and its task unless it was answered before
-    /// ``startOperation(with:options:context:progress:callbackQueue:handler:)`` returned.
+    /// ``startOperation(with:options:context:progress:handler:)`` returned.
     struct StartedOperation: Sendable {
         let url: URL?
         let task: ImageTask?
@@ -22,7 +22,7 @@ extension ImageManager {
     /// run on the context's queue, else on `callbackQueue`.
     func startOperation(
         with url: URL?, options: WebImageOptions, context: WebImageContext, progress: ImageLoaderProgress?,
-        callbackQueue: DispatchQueue, handler: @escaping @Sendable (_ result: ImageLoadResult?, _ isLast: Bool) -> Void
+        handler: @escaping @Sendable (_ result: ImageLoadResult?, _ isLast: Bool) -> Void
     ) -> StartedOperation {
         let gate = CallbackGate(queue: context.callbackQueue ?? callbackQueue)
         guard let url, !url.absoluteString.isEmpty else {

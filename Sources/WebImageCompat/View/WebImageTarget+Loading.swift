@@ -62,7 +62,7 @@ extension WebImageTarget {
             progress?(received, expected)
         }
         let operation = CombinedOperation(manager.startOperation(
-            with: url, options: options, context: context, progress: reportProgress, callbackQueue: manager.callbackQueue
+            with: url, options: options, context: context, progress: reportProgress
         ) { [weak self] result, isLast in
             if let self, state.isCurrent(key: key, id: id) {
                 if let image = result?.image {
