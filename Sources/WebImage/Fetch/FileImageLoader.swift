@@ -105,9 +105,14 @@ public final class FileImageLoader: ImageLoader {
 /// so a conditional fetch reads it again.
 extension FileImageLoader: ImageFetching {
     package func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
+        .body(OriginalData(data: try await contents(of: url)), http: nil)
+    }
+
+    /// The bytes of the `file:` URL `url`, read on ``ioPool``; what ``fetch(_:validators:)``
+    /// hands over, for callers that want the bytes alone (the bulk job's `file:` rows).
+    package func contents(of url: URL) async throws(WebImageError) -> Data {
         guard url.isFileURL else { throw WebImageError(.invalidURL, "Not a file URL: \(url.redactedForLog)") }
         let limit = maxBytes
-        let data = try await ioPool.run { Self.readRegularFile(url.path, limit: limit) }.get()
-        return .body(OriginalData(data: data), http: nil)
+        return try await ioPool.run { Self.readRegularFile(url.path, limit: limit) }.get()
     }
 }

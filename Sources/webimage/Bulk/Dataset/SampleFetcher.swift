@@ -73,10 +73,7 @@ struct SampleFetcher: Sendable {
         }
         do throws(WebImageError) {
             // The library's file: fetcher: read on the blocking I/O pool, regular files only.
-            guard case .body(let original, _) = try await FileImageLoader(maxBytes: maxBytes).fetch(url, validators: nil) else {
-                return .failure(.download("\(text) gave no data"))
-            }
-            return .success(Body(data: original.data))
+            return .success(Body(data: try await FileImageLoader(maxBytes: maxBytes).contents(of: url)))
         } catch {
             return .failure(.download(error.message))
         }
