@@ -119,7 +119,12 @@ public final class ImageProxy: Sendable {
             diskConfig.budget = budget
             diskConfig.ioPool = BlockingIOPool(threadCount: config.ioThreads)
             self.budget = budget
-            sourceDisk = DiskCache(directory: root.appendingPathComponent("sources", isDirectory: true), config: diskConfig)
+            // Sources keep their metadata as the library's entries do, in extended data; the
+            // folder of the former inline form (`sources/`) is not read, and is removed.
+            let originals = DiskCache(directory: root.appendingPathComponent("originals", isDirectory: true), config: diskConfig)
+            let former = root.appendingPathComponent("sources", isDirectory: true)
+            originals.ioQueue.async { try? FileManager.default.removeItem(at: former) }
+            sourceDisk = originals
             let resultDisk = DiskCache(directory: root.appendingPathComponent("results", isDirectory: true), config: diskConfig)
             results = TieredCache(disk: resultDisk, memoryBytes: config.memoryCacheBytes)
             infoResults = TieredCache(disk: resultDisk, memoryBytes: config.memoryCacheBytes / 16)

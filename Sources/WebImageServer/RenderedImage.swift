@@ -64,6 +64,12 @@ public struct RenderedImage: Sendable, Hashable, DiskStorable {
         return out
     }
 
+    /// A result is read as bytes alone, so a hit never leaves the request's task when the
+    /// kernel has the file cached: its metadata is inline, not in extended data.
+    package static var keepsExtendedData: Bool { false }
+    package var storedEntry: StoredEntry { StoredEntry(data: serialized) }
+    package init?(storedEntry entry: StoredEntry) { self.init(serialized: entry.data) }
+
     /// Reads ``serialized``; `nil` for anything else (a damaged or foreign file).
     package init?(serialized: Data) {
         struct Meta: Decodable {

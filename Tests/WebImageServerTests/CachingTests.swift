@@ -1,3 +1,4 @@
+import CXattr
 import Foundation
 import Testing
 import WebImage
@@ -21,6 +22,44 @@ struct CachingTests {
                 let other = try await proxy.get(ProxyHarness.unsafePath(origin.url("/a.jpg"), "rs:fill:90:90"))
                 #expect(try Fixtures.decode(other.body).width == 90)
                 #expect(origin.requestCount("/a.jpg") == 1)
+            }
+        }
+    }
+
+    /// Sources are cached in `originals/` as the image files themselves, their ETag in the
+    /// entry's extended data; the folder of the former form (`sources/`, with the
+    /// validators inline) is never read, and opening the cache removes it.
+    @Test func sourcesAreImageFilesAndTheFormerFolderGoes() async throws {
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            let jpeg = try Fixtures.landscapeJPEG()
+            origin.route("/a.jpg", .init(body: jpeg, contentType: "image/jpeg", headers: [("ETag", "\"a1\"")]))
+            let url = origin.url("/a.jpg")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("former-\(UUID().uuidString)")
+            let former = directory.appendingPathComponent("sources")
+            // A former entry for the same URL: the inline header, then bytes that are no image.
+            try FileManager.default.createDirectory(at: former, withIntermediateDirectories: true)
+            let formerFile = URL(fileURLWithPath: DiskCache(directory: former).cachePath(forKey: url.absoluteString))
+            try Data("WISRC1\n{\"etag\":\"\\\"old\\\"\"}\nnot an image".utf8).write(to: formerFile)
+            let proxy = try await ProxyHarness.start(.unsigned, directory: directory)
+            try await withCleanup {
+                #expect(try await proxy.get(ProxyHarness.unsafePath(url, "rs:fit:150:150")).status == 200)
+                #expect(origin.requestCount("/a.jpg") == 1)
+                await proxy.server.sourceDisk?.flush()
+                #expect(!FileManager.default.fileExists(atPath: former.path))
+                let file = try #require(proxy.server.sourceDisk?.cachePath(forKey: url.absoluteString))
+                #expect(file.hasPrefix(directory.appendingPathComponent("originals").path))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(jpeg))
+                // Its extended data: the attribute, else (no user attributes here) the sidecar.
+                let size = getxattr(file, "user.webimage.extended", nil, 0)
+                var attribute = [UInt8](repeating: 0, count: max(0, size))
+                let json = size > 0 && getxattr(file, "user.webimage.extended", &attribute, size) == size
+                    ? Data(attribute)
+                    : try Data(contentsOf: URL(fileURLWithPath: file).deletingLastPathComponent()
+                        .appendingPathComponent("." + URL(fileURLWithPath: file).lastPathComponent + ".extended"))
+                let stored = try JSONSerialization.jsonObject(with: json) as? [String: Any]
+                #expect(stored?["etag"] as? String == "\"a1\"")
+            } cleanup: {
+                await proxy.shutdown()
             }
         }
     }

@@ -1,34 +1,42 @@
 import Foundation
 
 /// A source's encoded bytes as fetched, with what the pipeline keeps of the response: the
-/// validators for a later conditional fetch (and the ETag a result derives from) and the
-/// caching headers.
+/// validators for a later conditional fetch (and the ETag a result derives from), the
+/// freshness the library's ``HTTPCachePolicy/respectHeaders`` reads, and the caching headers.
 ///
-/// The value of the pipeline's originals stage (``OriginalStage``), kept inline in one disk
-/// entry per source.
+/// The value of the pipeline's originals stage (``OriginalStage``). On disk it is the plain
+/// bytes, with the response's metadata in the entry's extended data in the form the
+/// library's cache keeps its validators (``StoredHTTPMetadata``): so a cached source is
+/// the image file itself, as in the library's cache, and either reads the other's entries.
 package struct OriginalData: Sendable, DiskStorable {
     package var data: Data
     /// The source's `ETag`, verbatim.
     package var etag: String?
     /// The source's `Last-Modified`, verbatim.
     package var lastModified: String?
+    /// The source's freshness, counted from when it was received; `nil` when it sent no
+    /// caching header (or was read from an entry that kept none).
+    package var freshness: HTTPFreshness?
     /// The source's `Cache-Control` and `Expires`, for `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`.
     package var cacheControl: String?
     package var expires: String?
 
     package init(
-        data: Data, etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil, expires: String? = nil
+        data: Data, etag: String? = nil, lastModified: String? = nil, freshness: HTTPFreshness? = nil,
+        cacheControl: String? = nil, expires: String? = nil
     ) {
         self.data = data
         self.etag = etag
         self.lastModified = lastModified
+        self.freshness = freshness
         self.cacheControl = cacheControl
         self.expires = expires
     }
 
     /// The body of `http` with the headers kept of it.
     package init(data: Data, http: HTTPResponseInfo) {
-        self.init(data: data, etag: http.headers["ETag"], lastModified: http.headers["Last-Modified"],
+        let validators = http.validators
+        self.init(data: data, etag: validators.etag, lastModified: validators.lastModified, freshness: validators.freshness,
                   cacheControl: http.headers["Cache-Control"], expires: http.headers["Expires"])
     }
 
@@ -44,42 +52,36 @@ package struct OriginalData: Sendable, DiskStorable {
     /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.
     package var validator: String? { etag ?? lastModified }
 
-    /// What a conditional fetch of this copy sends (``ImageFetching``).
-    package var validators: HTTPValidators { HTTPValidators(etag: etag, lastModified: lastModified) }
+    /// What a conditional fetch of this copy sends (``ImageFetching``), with its freshness.
+    package var validators: HTTPValidators { HTTPValidators(etag: etag, lastModified: lastModified, freshness: freshness) }
 
     // MARK: Disk form
 
-    /// The proxy's source entries were written in this form before it moved here; it is
-    /// unchanged, so their caches stay valid.
-    private static let magic = Array("WISRC1\n".utf8)
-
-    private struct Meta: Codable {
-        var etag: String?
-        var lastModified: String?
-        var cacheControl: String?
-        var expires: String?
+    /// The bytes as the file, the metadata (when there is any) as its extended data.
+    package var storedEntry: StoredEntry {
+        let metadata = StoredHTTPMetadata(validators, cacheControl: cacheControl, expires: expires)
+        let empty = validators.isEmpty && cacheControl == nil && expires == nil
+        return StoredEntry(data: data, extendedData: empty ? nil : metadata.encoded)
     }
 
-    /// `WISRC1\n`, one JSON line of validators, then the bytes: one file per source,
-    /// written at once, so a reader in another process sees a whole entry or none.
-    package var serialized: Data {
-        var out = Data(Self.magic)
-        // Optional strings always encode.
-        let meta = Meta(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires)
-        out.append((try? JSONEncoder().encode(meta)) ?? Data("{}".utf8))
-        out.append(UInt8(ascii: "\n"))
-        out.append(data)
-        return out
+    package static var keepsExtendedData: Bool { true }
+
+    /// Reads ``storedEntry``; `nil` when the extended data is not ours, or the bytes are an
+    /// entry of the form the proxy's source cache used before (`WISRC1`, validators inline),
+    /// which must not be read as an image.
+    package init?(storedEntry entry: StoredEntry) {
+        guard !entry.data.starts(with: Self.formerMagic) else { return nil }
+        guard let extended = entry.extendedData else {
+            self.init(data: entry.data)
+            return
+        }
+        guard let metadata = StoredHTTPMetadata(extended) else { return nil }
+        let validators = metadata.validators
+        self.init(data: entry.data, etag: validators.etag, lastModified: validators.lastModified,
+                  freshness: validators.freshness, cacheControl: metadata.cacheControl, expires: metadata.expires)
     }
 
-    /// Reads ``serialized``; `nil` for anything else (a damaged or foreign file).
-    package init?(serialized: Data) {
-        let start = serialized.startIndex + Self.magic.count
-        guard serialized.starts(with: Self.magic),
-              let newline = serialized[start...].firstIndex(of: UInt8(ascii: "\n")),
-              let meta = try? JSONDecoder().decode(Meta.self, from: serialized[start..<newline])
-        else { return nil }
-        self.init(data: Data(serialized[(newline + 1)...]), etag: meta.etag, lastModified: meta.lastModified,
-                  cacheControl: meta.cacheControl, expires: meta.expires)
-    }
+    /// How entries of the former form begin. The proxy no longer reads their folder
+    /// (`sources/`; it reads `originals/`), so this guards only an entry copied across.
+    private static let formerMagic = Array("WISRC1\n".utf8)
 }

@@ -1,13 +1,30 @@
 import Foundation
 
+/// A disk entry as a ``TieredCache`` writes and reads it: the file's bytes and the extended
+/// data kept with the file (``DiskCache/extendedAttributeName``, else its sidecar).
+package struct StoredEntry: Sendable, Equatable {
+    package var data: Data
+    package var extendedData: Data?
+
+    package init(data: Data, extendedData: Data? = nil) {
+        self.data = data
+        self.extendedData = extendedData
+    }
+}
+
 /// A value a ``TieredCache`` can write to disk and read back.
 package protocol DiskStorable: Sendable {
-    /// The value's disk form: written as one file, so a reader in another process sees a
-    /// whole entry or none.
-    var serialized: Data { get }
-    /// Reads ``serialized``; `nil` for anything else (a damaged or foreign file), which the
-    /// cache treats as a miss.
-    init?(serialized: Data)
+    /// The value's disk form: one file (and its extended data), written at once, so a
+    /// reader in another process sees a whole entry or none.
+    var storedEntry: StoredEntry { get }
+    /// Reads ``storedEntry``; `nil` for anything else (a damaged or foreign file), which
+    /// the cache treats as a miss.
+    init?(storedEntry: StoredEntry)
+    /// Whether the value keeps extended data. Then a disk read takes the bytes and the
+    /// extended data from one open file on the disk cache's I/O pool
+    /// (``DiskCache/entry(forKey:)``); otherwise only the bytes, on the caller's task when
+    /// the kernel has them cached (``DiskCache/data(forKey:)``).
+    static var keepsExtendedData: Bool { get }
     /// What the value weighs in memory, in bytes.
     var memoryCost: Int { get }
 }
@@ -15,9 +32,9 @@ package protocol DiskStorable: Sendable {
 /// A ``PipelineStageCache``: a bounded ``MemoryCache`` in front of a ``DiskCache`` that
 /// several caches (and processes) may share.
 ///
-/// Memory lookups run on the caller's task; disk reads and writes on the disk cache's
-/// blocking-I/O pool and queue. Bounded by the memory cache's byte limit and the disk
-/// cache's budget.
+/// Memory lookups run on the caller's task; disk reads and writes as ``DiskStorable``
+/// says, on the caller's task or the disk cache's blocking-I/O pool, and on its queue.
+/// Bounded by the memory cache's byte limit and the disk cache's budget.
 package final class TieredCache<Value: DiskStorable>: PipelineStageCache {
     package let memory: MemoryCache<String, Value>
     package let disk: DiskCache
@@ -32,7 +49,18 @@ package final class TieredCache<Value: DiskStorable>: PipelineStageCache {
 
     package func storedValue(forKey key: String) async -> Value? {
         if let hit = memory.value(forKey: key) { return hit }
-        guard let data = await disk.data(forKey: key), let hit = Value(serialized: data) else { return nil }
+        return await diskValue(forKey: key)
+    }
+
+    /// The value on disk (which then fills memory), or `nil`; the memory tier is not asked.
+    package func diskValue(forKey key: String) async -> Value? {
+        let entry: StoredEntry?
+        if Value.keepsExtendedData {
+            entry = await disk.entry(forKey: key)
+        } else {
+            entry = await disk.data(forKey: key).map { StoredEntry(data: $0) }
+        }
+        guard let entry, let hit = Value(storedEntry: entry) else { return nil }
         memory.setValue(hit, forKey: key, cost: hit.memoryCost)
         return hit
     }
@@ -40,7 +68,7 @@ package final class TieredCache<Value: DiskStorable>: PipelineStageCache {
     /// In memory now, on disk in the background; a failed disk write only costs a later miss.
     package func store(_ value: Value, forKey key: String) {
         memory.setValue(value, forKey: key, cost: value.memoryCost)
-        disk.store(value.serialized, forKey: key)
+        disk.store(value.storedEntry, forKey: key)
     }
 
     /// Waits for pending disk writes (graceful shutdown).

@@ -69,12 +69,29 @@ extension DiskCache {
     // MARK: Platform calls
 
     static func getAttribute(_ file: String, name: String = extendedAttributeName) -> Data? {
+        readAttribute { buffer, size in platformGetAttribute(file, name, buffer, size) }
+    }
+
+    /// The extended data of an open file, or `nil` when it has none.
+    static func getAttribute(descriptor fd: Int32) -> Data? {
+        readAttribute { buffer, size in
+            #if canImport(Darwin)
+            fgetxattr(fd, extendedAttributeName, buffer, size, 0, 0)
+            #else
+            fgetxattr(fd, extendedAttributeName, buffer, size)
+            #endif
+        }
+    }
+
+    /// An attribute's value through `get` (a `getxattr` call: a size query with no buffer,
+    /// then the read).
+    private static func readAttribute(_ get: (UnsafeMutableRawPointer?, Int) -> Int) -> Data? {
         for _ in 0..<3 {  // retry if the value grows between the size query and the read
-            let size = platformGetAttribute(file, name, nil, 0)
+            let size = get(nil, 0)
             guard size >= 0 else { return nil }
             if size == 0 { return Data() }
             var data = Data(count: size)
-            let read = data.withUnsafeMutableBytes { platformGetAttribute(file, name, $0.baseAddress, size) }
+            let read = data.withUnsafeMutableBytes { get($0.baseAddress, size) }
             if read >= 0 {
                 data.count = read
                 return data

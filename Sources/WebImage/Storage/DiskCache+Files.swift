@@ -82,6 +82,30 @@ extension DiskCache {
     /// Removes an entry found unreadable, unless a write replaced it in the meantime (the
     /// read ran off the queue, so a store queued before this removal may already have
     /// put a good file there).
+    /// `key`'s bytes and its extended data, read on the calling thread (blocking) as
+    /// ``readDataSync(forKey:)`` reads the bytes: the extended attribute from the same open
+    /// file, else the entry's sidecar.
+    func readEntrySync(forKey key: String) -> StoredEntry? {
+        let name = CacheKey.fileName(for: key)
+        for directory in [path] + config.additionalCachePaths {
+            let file = directory + "/" + name
+            var attribute: Data?
+            switch Self.readFile(atPath: file, readingAttribute: config.usesExtendedAttributes, into: &attribute) {
+            case .data(let data, let accessDate):
+                if directory == path, Self.needsAccessDateRefresh(accessDate) { queueFollowUp(for: name) { Self.touch(file) } }
+                if attribute == nil, case .data(let sidecar, _) = Self.readFile(atPath: directory + "/." + name + ".extended") {
+                    attribute = sidecar
+                }
+                return StoredEntry(data: data, extendedData: attribute)
+            case .unreadable(let identity) where directory == path:
+                queueFollowUp(for: name) { self.removeUnreadableFileSync(named: name, identity: identity) }
+            case .unreadable, .missing:
+                continue
+            }
+        }
+        return nil
+    }
+
     func removeUnreadableFileSync(named name: String, identity: FileIdentity?) {
         guard let current = FileIdentity(atPath: path + "/" + name) else { return }
         if let identity, identity != current { return }
@@ -265,6 +289,14 @@ extension DiskCache {
 
     /// Opens, reads and closes `file`; no other I/O, so it may run on any thread.
     static func readFile(atPath file: String) -> ReadOutcome {
+        var attribute: Data?
+        return readFile(atPath: file, readingAttribute: false, into: &attribute)
+    }
+
+    /// ``readFile(atPath:)``; when `readingAttribute`, the file's extended data
+    /// (``extendedAttributeName``) too, read from the same open file into `attribute` (`nil`
+    /// when it has none), so the bytes and the extended data are one entry's.
+    static func readFile(atPath file: String, readingAttribute: Bool, into attribute: inout Data?) -> ReadOutcome {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(FileIdentity(atPath: file))
@@ -273,6 +305,7 @@ extension DiskCache {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .unreadable(nil) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .missing }
+        if readingAttribute { attribute = getAttribute(descriptor: fd) }
         let size = Int(info.st_size)
         var data = Data()
         if size > 0 {

@@ -112,6 +112,26 @@ public final class DiskCache: Sendable {
         return try? await config.ioPool.run { self.readDataSync(forKey: key) }
     }
 
+    /// `key`'s entry with its extended data, read from one open file so the two are one
+    /// entry's (a sidecar, where the file system refuses extended attributes, is read after
+    /// it), from the main directory or else the additional ones; `nil` on a miss. A hit in
+    /// the main directory refreshes its access date, as ``data(forKey:)``'s does.
+    ///
+    /// Runs on ``Config/ioPool`` while the task is suspended: reading an extended attribute
+    /// may wait for the disk, and no call tells beforehand.
+    package func entry(forKey key: String) async -> StoredEntry? {
+        (try? await config.ioPool.run { self.readEntrySync(forKey: key) }) ?? nil
+    }
+
+    /// Stores `entry` for `key` in the background on `ioQueue`, as ``store(_:forKey:)``
+    /// does, its extended data attached before the entry appears. A write refused by
+    /// ``Config/maxQueuedWriteBytes`` or failed is dropped: for a cache, a later miss.
+    package func store(_ entry: StoredEntry, forKey key: String) {
+        _ = queueWrite(of: entry.data.count, forKey: key) {
+            try? self.writeDataSync(entry.data, extendedData: entry.extendedData, forKey: key)
+        }
+    }
+
     /// Returns when every write, removal and trim queued before this call is done, so a
     /// program can exit or delete the directory without losing or racing them.
     public func flush() async {

@@ -38,6 +38,11 @@ struct InfoResult: Sendable, Hashable, DiskStorable {
         self.lastModified = lastModified
     }
 
+    /// Read as bytes alone, as ``RenderedImage`` is.
+    static var keepsExtendedData: Bool { false }
+    var storedEntry: StoredEntry { StoredEntry(data: serialized) }
+    init?(storedEntry entry: StoredEntry) { self.init(serialized: entry.data) }
+
     /// Reads ``serialized``; `nil` for anything else (a damaged or foreign file).
     init?(serialized: Data) {
         let start = serialized.startIndex + Self.magic.count

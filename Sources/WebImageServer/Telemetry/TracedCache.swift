@@ -34,12 +34,8 @@ final class TracedCache<Value: DiskStorable>: PipelineStageCache {
         if let hit = base.memory.value(forKey: key) { return hit }
         let span = InstrumentationSystem.tracer.startSpan(diskName, context: ServiceContext.current ?? .topLevel)
         defer { span.end() }
-        guard let data = await base.disk.data(forKey: key), let hit = Value(serialized: data) else {
-            span.attributes[ProxyTracing.cacheHit] = false
-            return nil
-        }
-        span.attributes[ProxyTracing.cacheHit] = true
-        base.memory.setValue(hit, forKey: key, cost: hit.memoryCost)
+        let hit = await base.diskValue(forKey: key)
+        span.attributes[ProxyTracing.cacheHit] = hit != nil
         return hit
     }
 

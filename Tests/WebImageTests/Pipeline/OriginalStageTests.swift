@@ -1,3 +1,4 @@
+import CXattr
 import Foundation
 import Testing
 @testable import WebImage
@@ -214,19 +215,117 @@ struct OriginalStageTests {
         await cache.flush()
     }
 
-    @Test("the disk form: an entry in the proxy's WISRC1 form reads back; anything else is a miss")
-    func diskForm() {
-        // Written by hand in the form the proxy's source cache has always used.
-        let entry = Data("WISRC1\n{\"etag\":\"\\\"x\\\"\",\"cacheControl\":\"max-age=60\"}\nBYTES".utf8)
-        let read = OriginalData(serialized: entry)
-        #expect(read?.data == Data("BYTES".utf8))
-        #expect(read?.etag == "\"x\"")
-        #expect(read?.cacheControl == "max-age=60")
-        #expect(read?.lastModified == nil)
-        let original = OriginalData(data: Data([0, 10, 255]), etag: "\"e\"", lastModified: "Sat, 28 Nov 2026 10:00:00 GMT")
-        let back = OriginalData(serialized: original.serialized)
-        #expect(back?.data == original.data && back?.etag == original.etag && back?.lastModified == original.lastModified)
-        #expect(OriginalData(serialized: Data("WISRC2\n{}\nBYTES".utf8)) == nil)
-        #expect(OriginalData(serialized: Data("WISRC1\nnot json\nBYTES".utf8)) == nil)
+    /// The entry file's `user.webimage.extended` attribute as JSON, read with the system
+    /// call, as `getfattr` would; `nil` when it has none.
+    static func attribute(of file: String) -> [String: Any]? {
+        let size = getxattr(file, "user.webimage.extended", nil, 0)
+        guard size > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard getxattr(file, "user.webimage.extended", &bytes, size) == size else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+    }
+
+    /// The entry's extended data as JSON: its attribute, else (a file system that keeps no
+    /// user attributes) its sidecar, `.<name>.extended` beside it.
+    static func metadata(of file: String) -> [String: Any]? {
+        if let attribute = attribute(of: file) { return attribute }
+        let url = URL(fileURLWithPath: file)
+        let sidecar = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".extended")
+        return (try? Data(contentsOf: sidecar)).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+    }
+
+    @Test("the disk form: the entry file is the image's bytes, and the response's metadata is its extended attribute, as JSON")
+    func diskForm() async throws {
+        let directory = try TemporaryDirectory()
+        let disk = DiskCache(directory: directory.url)
+        let cache = TieredCache<OriginalData>(disk: disk, memoryBytes: 1 << 20)
+        try await Self.withOrigin { origin, downloader in
+            origin.route("/a", .init(body: Self.bytes, contentType: "image/png", headers: [
+                ("ETag", "\"v1\""), ("Last-Modified", "Sat, 28 Nov 2026 10:00:00 GMT"),
+                ("Cache-Control", "public, max-age=60"), ("Expires", "Sat, 28 Nov 2026 11:00:00 GMT"),
+            ]))
+            let url = origin.url("/a")
+            _ = try await Self.stage(cache).original(for: url, from: downloader)
+            await cache.flush()
+            let file = disk.cachePath(forKey: url.absoluteString)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(Self.bytes))
+            let stored = try #require(Self.metadata(of: file))
+            #expect(stored["etag"] as? String == "\"v1\"")
+            #expect(stored["lastModified"] as? String == "Sat, 28 Nov 2026 10:00:00 GMT")
+            #expect(stored["cacheControl"] as? String == "public, max-age=60")
+            #expect(stored["expires"] as? String == "Sat, 28 Nov 2026 11:00:00 GMT")
+            #expect(stored["lifetime"] as? Double == 60)
+            let receivedAt = try #require(stored["receivedAt"] as? Double)
+            #expect(abs(receivedAt - Date().timeIntervalSince1970) < 60)
+
+            // A second cache on the same disk reads it all back, with no fetch.
+            let read = try #require(await TieredCache<OriginalData>(disk: disk, memoryBytes: 1 << 20).storedValue(forKey: url.absoluteString))
+            #expect(read.data == Data(Self.bytes) && read.etag == "\"v1\"" && read.expires == "Sat, 28 Nov 2026 11:00:00 GMT")
+            #expect(read.cacheControl == "public, max-age=60" && read.freshness?.lifetime == 60)
+            #expect(origin.requestCount("/a") == 1)
+        }
+    }
+
+    @Test("one format with the library: an original the manager cached is the stage's hit, and the stage's entry gives the manager its validators")
+    func sharedWithLibrary() async throws {
+        let png = Array(ManagerTestKit.png(width: 6, height: 4))
+        try await Self.withOrigin { origin, downloader in
+            origin.route("/lib", .init(body: png, contentType: "image/png", headers: [("ETag", "\"lib\""), ("Cache-Control", "max-age=600")]))
+            origin.route("/stage", .init(body: png, contentType: "image/png", headers: [("ETag", "\"stage\"")]))
+            let directory = try TemporaryDirectory()
+            let imageCache = ImageCache(namespace: "shared", directory: directory.url)
+            let manager = ImageManager(cache: imageCache, loader: downloader)
+            let originals = TieredCache<OriginalData>(disk: imageCache.diskCache, memoryBytes: 1 << 20)
+
+            // The library writes; the stage reads the entry with its ETag and freshness, and fetches nothing.
+            var options = WebImageOptions()
+            options.insert(.waitStoreCache)
+            _ = try await manager.loadImage(with: origin.url("/lib"), options: options)
+            let hit = try await Self.stage(originals).original(for: origin.url("/lib"), from: downloader)
+            #expect(hit.data == Data(png) && hit.etag == "\"lib\"" && hit.freshness?.lifetime == 600)
+            #expect(origin.requestCount("/lib") == 1)
+
+            // The stage writes; the library's refresh revalidates with the stage's ETag.
+            _ = try await Self.stage(originals).original(for: origin.url("/stage"), from: downloader)
+            await originals.flush()
+            // The stream runs to the load's end: the cached image, then the check.
+            for try await _ in manager.loadImageStream(with: origin.url("/stage"), options: [.refreshCached]) {}
+            let sent = origin.requestHeaders("/stage")
+            #expect(sent.count == 2)
+            #expect(sent.last?["if-none-match"] == "\"stage\"")
+        }
+    }
+
+    @Test("what the stage does not read as an original: the proxy's former inline form, extended data that is not ours; an entry with none is a plain original")
+    func foreignEntries() async throws {
+        let directory = try TemporaryDirectory()
+        let disk = DiskCache(directory: directory.url)
+        try await disk.store(Data("WISRC1\n{\"etag\":\"\\\"x\\\"\"}\nBYTES".utf8), forKey: "former")
+        try await disk.store(Data("BYTES".utf8), forKey: "foreign")
+        try await disk.setExtendedData(Data("not json".utf8), forKey: "foreign")
+        try await disk.store(Data("BYTES".utf8), forKey: "plain")
+        let cache = TieredCache<OriginalData>(disk: disk, memoryBytes: 1 << 20)
+        #expect(await cache.storedValue(forKey: "former") == nil)
+        #expect(await cache.storedValue(forKey: "foreign") == nil)
+        let plain = try #require(await cache.storedValue(forKey: "plain"))
+        #expect(plain.data == Data("BYTES".utf8) && plain.validators.isEmpty && plain.cacheControl == nil)
+    }
+
+    @Test("where extended attributes are off, the metadata goes to the entry's sidecar and reads back from it")
+    func sidecar() async throws {
+        let directory = try TemporaryDirectory()
+        var config = DiskCache.Config()
+        config.usesExtendedAttributes = false
+        let disk = DiskCache(directory: directory.url, config: config)
+        let cache = TieredCache<OriginalData>(disk: disk, memoryBytes: 1 << 20)
+        cache.store(OriginalData(data: Data("BYTES".utf8), etag: "\"s\"", cacheControl: "max-age=5"), forKey: "k")
+        await cache.flush()
+        let file = disk.cachePath(forKey: "k")
+        #expect(Self.attribute(of: file) == nil)
+        let sidecar = directory.url.appendingPathComponent("." + URL(fileURLWithPath: file).lastPathComponent + ".extended")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sidecar)) as? [String: Any])
+        #expect(json["etag"] as? String == "\"s\"")
+        let read = try #require(await TieredCache<OriginalData>(disk: disk, memoryBytes: 1 << 20).storedValue(forKey: "k"))
+        #expect(read.etag == "\"s\"" && read.cacheControl == "max-age=5" && read.data == Data("BYTES".utf8))
     }
 }

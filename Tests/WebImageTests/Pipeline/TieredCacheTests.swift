@@ -8,11 +8,12 @@ struct TieredCacheTests {
     /// A value with a disk form written in the test: a tag byte, then the bytes.
     struct Blob: DiskStorable, Equatable {
         var bytes: Data
-        var serialized: Data { Data([0xB1]) + bytes }
+        static var keepsExtendedData: Bool { false }
+        var storedEntry: StoredEntry { StoredEntry(data: Data([0xB1]) + bytes) }
         init(bytes: Data) { self.bytes = bytes }
-        init?(serialized: Data) {
-            guard serialized.first == 0xB1 else { return nil }
-            bytes = Data(serialized.dropFirst())
+        init?(storedEntry entry: StoredEntry) {
+            guard entry.data.first == 0xB1 else { return nil }
+            bytes = Data(entry.data.dropFirst())
         }
         var memoryCost: Int { bytes.count }
     }
