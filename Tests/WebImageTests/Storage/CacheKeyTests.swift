@@ -36,6 +36,8 @@ struct CacheKeyTests {
         ("http://foo/image.png", 1.0),
         ("img@2x.png", 2.0),
         ("@2x.png", 1.0),
+        ("http://foo/a@3x.b@2x.png", 2.0),
+        ("http://foo/画像@3x.png", 3.0),
     ])
     func scale(key: String, expected: Double) {
         #expect(CacheKey.scale(for: key) == expected)
