@@ -120,10 +120,10 @@ public final class ImageProxy: Sendable {
             diskConfig.ioPool = BlockingIOPool(threadCount: config.ioThreads)
             self.budget = budget
             // Sources keep their metadata as the library's entries do, in extended data; the
-            // folder of the former inline form (`sources/`) is not read, and is removed.
+            // folder of the former inline form (`sources/`) is not read, and its entries go.
             let originals = DiskCache(directory: root.appendingPathComponent("originals", isDirectory: true), config: diskConfig)
-            let former = root.appendingPathComponent("sources", isDirectory: true)
-            originals.ioQueue.async { try? FileManager.default.removeItem(at: former) }
+            let former = root.appendingPathComponent("sources", isDirectory: true).path
+            originals.ioQueue.async { DiskCache.removeFormerFolderSync(at: former) }
             sourceDisk = originals
             let resultDisk = DiskCache(directory: root.appendingPathComponent("results", isDirectory: true), config: diskConfig)
             results = TieredCache(disk: resultDisk, memoryBytes: config.memoryCacheBytes)

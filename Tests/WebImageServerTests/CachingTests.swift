@@ -28,7 +28,7 @@ struct CachingTests {
 
     /// Sources are cached in `originals/` as the image files themselves, their ETag in the
     /// entry's extended data; the folder of the former form (`sources/`, with the
-    /// validators inline) is never read, and opening the cache removes it.
+    /// validators inline) is never read, and opening the cache removes its entries.
     @Test func sourcesAreImageFilesAndTheFormerFolderGoes() async throws {
         try await TestOrigin.with(host: "127.0.0.2") { origin in
             let jpeg = try Fixtures.landscapeJPEG()
@@ -40,12 +40,16 @@ struct CachingTests {
             try FileManager.default.createDirectory(at: former, withIntermediateDirectories: true)
             let formerFile = URL(fileURLWithPath: DiskCache(directory: former).cachePath(forKey: url.absoluteString))
             try Data("WISRC1\n{\"etag\":\"\\\"old\\\"\"}\nnot an image".utf8).write(to: formerFile)
+            // A file of someone else's in that folder is left alone, and so the folder too.
+            let foreign = former.appendingPathComponent("README")
+            try Data("kept".utf8).write(to: foreign)
             let proxy = try await ProxyHarness.start(.unsigned, directory: directory)
             try await withCleanup {
                 #expect(try await proxy.get(ProxyHarness.unsafePath(url, "rs:fit:150:150")).status == 200)
                 #expect(origin.requestCount("/a.jpg") == 1)
                 await proxy.server.sourceDisk?.flush()
-                #expect(!FileManager.default.fileExists(atPath: former.path))
+                #expect(!FileManager.default.fileExists(atPath: formerFile.path))
+                #expect(FileManager.default.fileExists(atPath: foreign.path))
                 let file = try #require(proxy.server.sourceDisk?.cachePath(forKey: url.absoluteString))
                 #expect(file.hasPrefix(directory.appendingPathComponent("originals").path))
                 #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(jpeg))

@@ -79,9 +79,6 @@ extension DiskCache {
         return nil
     }
 
-    /// Removes an entry found unreadable, unless a write replaced it in the meantime (the
-    /// read ran off the queue, so a store queued before this removal may already have
-    /// put a good file there).
     /// `key`'s bytes and its extended data, read on the calling thread (blocking) as
     /// ``readDataSync(forKey:)`` reads the bytes: the extended attribute from the same open
     /// file, else the entry's sidecar.
@@ -106,6 +103,9 @@ extension DiskCache {
         return nil
     }
 
+    /// Removes an entry found unreadable, unless a write replaced it in the meantime (the
+    /// read ran off the queue, so a store queued before this removal may already have
+    /// put a good file there).
     func removeUnreadableFileSync(named name: String, identity: FileIdentity?) {
         guard let current = FileIdentity(atPath: path + "/" + name) else { return }
         if let identity, identity != current { return }

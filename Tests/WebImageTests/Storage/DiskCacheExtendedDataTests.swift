@@ -96,4 +96,36 @@ struct DiskCacheExtendedDataTests {
         await cache.removeExpiredData()
         #expect(TemporaryDirectory.names(in: dir.url).isEmpty)
     }
+    @Test("entry(forKey:) gives the bytes and the extended data of one entry, from the main directory, else an additional one; nil on a miss",
+          arguments: [true, false])
+    func entryReads(usesExtendedAttributes: Bool) async throws {
+        let (main, extra) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let config = DiskCache.Config(additionalCachePaths: [extra.url.path], usesExtendedAttributes: usesExtendedAttributes)
+        let other = DiskCache(directory: extra.url, config: .init(usesExtendedAttributes: usesExtendedAttributes))
+        try other.writeDataSync(Data("old".utf8), extendedData: Data("v1".utf8), forKey: "k")
+        let cache = DiskCache(directory: main.url, config: config)
+        #expect(await cache.entry(forKey: "k") == StoredEntry(data: Data("old".utf8), extendedData: Data("v1".utf8)))
+        try cache.writeDataSync(Data("new".utf8), extendedData: Data("v2".utf8), forKey: "k")
+        #expect(await cache.entry(forKey: "k") == StoredEntry(data: Data("new".utf8), extendedData: Data("v2".utf8)))
+        try cache.writeDataSync(Data("plain".utf8), forKey: "p")
+        #expect(await cache.entry(forKey: "p") == StoredEntry(data: Data("plain".utf8), extendedData: nil))
+        #expect(await cache.entry(forKey: "missing") == nil)
+    }
+    @Test("a former format's folder: the cache's entries, sidecars and temporary files go, anything else stays, and the folder goes once empty")
+    func formerFolder() throws {
+        let dir = try TemporaryDirectory()
+        let old = DiskCache(directory: dir.url, config: .init(usesExtendedAttributes: false))
+        try old.writeDataSync(Data("a".utf8), extendedData: Data("meta".utf8), forKey: "http://x/a.JPG")
+        try old.writeDataSync(Data("b".utf8), forKey: "http://x/b")
+        try Data("t".utf8).write(to: dir.url.appendingPathComponent(".tmp-1-2"))
+        try Data("mine".utf8).write(to: dir.url.appendingPathComponent("notes.txt"))
+        try Data("mine".utf8).write(to: dir.url.appendingPathComponent(String(repeating: "a", count: 32) + ".toolongext"))
+        #expect(TemporaryDirectory.names(in: dir.url).count == 6)
+        DiskCache.removeFormerFolderSync(at: dir.url.path)
+        #expect(Set(TemporaryDirectory.names(in: dir.url)) == ["notes.txt", String(repeating: "a", count: 32) + ".toolongext"])
+        for name in TemporaryDirectory.names(in: dir.url) { try FileManager.default.removeItem(at: dir.url.appendingPathComponent(name)) }
+        try old.writeDataSync(Data("c".utf8), forKey: "k")
+        DiskCache.removeFormerFolderSync(at: dir.url.path)
+        #expect(!FileManager.default.fileExists(atPath: dir.url.path))
+    }
 }
