@@ -2,7 +2,7 @@ import Foundation
 
 /// A source's encoded bytes as fetched, with what the pipeline keeps of the response: the
 /// validators for a later conditional fetch (and the ETag a result derives from), the
-/// freshness the library's ``HTTPCachePolicy/respectHeaders`` reads, and the caching headers.
+/// caching headers, and the freshness the library's cache keeps.
 ///
 /// The value of the pipeline's originals stage (``OriginalStage``). On disk it is the plain
 /// bytes, with the response's metadata in the entry's extended data in the form the
@@ -14,8 +14,9 @@ package struct OriginalData: Sendable, DiskStorable {
     package var etag: String?
     /// The source's `Last-Modified`, verbatim.
     package var lastModified: String?
-    /// The source's freshness, counted from when it was received; `nil` when it sent no
-    /// caching header (or was read from an entry that kept none).
+    /// The source's freshness, counted from when it was received, as the library's cache
+    /// keeps it for ``HTTPCachePolicy/respectHeaders``; `nil` from a fetch, and from an
+    /// entry that kept none.
     package var freshness: HTTPFreshness?
     /// The source's `Cache-Control` and `Expires`, for `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`.
     package var cacheControl: String?
@@ -33,10 +34,11 @@ package struct OriginalData: Sendable, DiskStorable {
         self.expires = expires
     }
 
-    /// The body of `http` with the headers kept of it.
+    /// The body of `http` with the headers kept of it. Its freshness is not computed: a
+    /// fetch's callers do not read it (the proxy passes `Cache-Control` through), and it
+    /// costs a parse of the caching headers and dates on every response.
     package init(data: Data, http: HTTPResponseInfo) {
-        let validators = http.validators
-        self.init(data: data, etag: validators.etag, lastModified: validators.lastModified, freshness: validators.freshness,
+        self.init(data: data, etag: http.headers["ETag"], lastModified: http.headers["Last-Modified"],
                   cacheControl: http.headers["Cache-Control"], expires: http.headers["Expires"])
     }
 
