@@ -92,6 +92,7 @@ extension DiskCache {
             }
         }
     }
+
     /// Removes what a cache left in `directory`, a folder of a former disk format: the files
     /// named as this cache names its entries (``CacheKey/fileName(for:)``), their sidecars
     /// and a writer's temporary files; then the folder, if nothing else is left in it.
