@@ -278,6 +278,11 @@ struct OriginalStageTests {
             var options = WebImageOptions()
             options.insert(.waitStoreCache)
             _ = try await manager.loadImage(with: origin.url("/lib"), options: options)
+            // The library's entry, read as another tool would: the PNG itself, the JSON beside it.
+            let file = imageCache.cachePath(forKey: origin.url("/lib").absoluteString)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(png))
+            let written = try #require(Self.metadata(of: file))
+            #expect(written["etag"] as? String == "\"lib\"" && written["lifetime"] as? Double == 600)
             let hit = try await Self.stage(originals).original(for: origin.url("/lib"), from: downloader)
             #expect(hit.data == Data(png) && hit.etag == "\"lib\"" && hit.freshness?.lifetime == 600)
             #expect(origin.requestCount("/lib") == 1)

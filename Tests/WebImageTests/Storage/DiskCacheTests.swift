@@ -81,14 +81,19 @@ struct DiskCacheTests {
         #expect(TemporaryDirectory.names(in: dir.url) == [CacheKey.fileName(for: "k")])
     }
 
-    @Test("a read refreshes the access date explicitly")
-    func readRefreshesAccessDate() async throws {
+    @Test("a read refreshes the access date explicitly: data(forKey:), and entry(forKey:) as well",
+          arguments: [false, true])
+    func readRefreshesAccessDate(readsEntry: Bool) async throws {
         let dir = try TemporaryDirectory()
         let cache = DiskCache(directory: dir.url)
         try await cache.store(Data("x".utf8), forKey: "k")
         let path = cache.cachePath(forKey: "k")
         try TemporaryDirectory.age(path, secondsAgo: 3 * 86400)
-        _ = await cache.data(forKey: "k")
+        if readsEntry {
+            #expect(await cache.entry(forKey: "k")?.data == Data("x".utf8))
+        } else {
+            #expect(await cache.data(forKey: "k") == Data("x".utf8))
+        }
         await cache.drainIOQueue()
         let date = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
         #expect(abs(date.timeIntervalSinceNow) < 60)
