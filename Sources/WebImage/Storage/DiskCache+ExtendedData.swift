@@ -30,12 +30,15 @@ extension DiskCache {
             let file = directory + "/" + name
             guard access(file, F_OK) == 0 else { continue }
             if config.usesExtendedAttributes, let data = Self.getAttribute(file) { return data }
-            if case .data(let data, _) = Self.readFile(atPath: directory + "/." + name + ".extended") {
-                return data
-            }
-            return nil
+            return Self.readSidecar(in: directory, forName: name)
         }
         return nil
+    }
+
+    /// The sidecar of entry `name` in `directory`, or `nil` when it has none.
+    static func readSidecar(in directory: String, forName name: String) -> Data? {
+        guard case .data(let data, _) = readFile(atPath: directory + "/" + sidecarName(forName: name)) else { return nil }
+        return data
     }
 
     func setExtendedDataSync(_ data: Data?, forKey key: String) throws(WebImageError) {

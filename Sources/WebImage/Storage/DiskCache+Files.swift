@@ -56,43 +56,25 @@ extension DiskCache {
     /// access-date refresh (at most once a minute per entry) and the removal of an
     /// unreadable entry.
     func readDataSync(forKey key: String) -> Data? {
-        let name = CacheKey.fileName(for: key)
-        let file = path + "/" + name
-        switch Self.readFile(atPath: file) {
-        case .data(let data, let accessDate):
-            if Self.needsAccessDateRefresh(accessDate) {
-                // A writer may have replaced the file since: then the touch lands on a
-                // fresh entry, whose date is already now, so it changes nothing that matters.
-                queueFollowUp(for: name) { Self.touch(file) }
-            }
-            return data
-        case .unreadable(let identity):
-            queueFollowUp(for: name) { self.removeUnreadableFileSync(named: name, identity: identity) }
-        case .missing:
-            break
-        }
-        for directory in config.additionalCachePaths {
-            if case .data(let data, _) = Self.readFile(atPath: directory + "/" + name) {
-                return data
-            }
-        }
-        return nil
+        readEntrySync(forKey: key, withExtendedData: false)?.data
     }
 
-    /// `key`'s bytes and its extended data, read on the calling thread (blocking) as
-    /// ``readDataSync(forKey:)`` reads the bytes: the extended attribute from the same open
-    /// file, else the entry's sidecar.
-    func readEntrySync(forKey key: String) -> StoredEntry? {
+    /// ``readDataSync(forKey:)``'s read, with `withExtendedData` the entry's extended data
+    /// too: the extended attribute from the same open file (so both are one entry's), else
+    /// the entry's sidecar.
+    func readEntrySync(forKey key: String, withExtendedData: Bool = true) -> StoredEntry? {
         let name = CacheKey.fileName(for: key)
         for directory in [path] + config.additionalCachePaths {
             let file = directory + "/" + name
             var attribute: Data?
-            switch Self.readFile(atPath: file, readingAttribute: config.usesExtendedAttributes, into: &attribute) {
+            switch Self.readFile(atPath: file, readingAttribute: withExtendedData && config.usesExtendedAttributes, into: &attribute) {
             case .data(let data, let accessDate):
-                if directory == path, Self.needsAccessDateRefresh(accessDate) { queueFollowUp(for: name) { Self.touch(file) } }
-                if attribute == nil, case .data(let sidecar, _) = Self.readFile(atPath: directory + "/." + name + ".extended") {
-                    attribute = sidecar
+                if directory == path, Self.needsAccessDateRefresh(accessDate) {
+                    // A writer may have replaced the file since: then the touch lands on a
+                    // fresh entry, whose date is already now, so it changes nothing that matters.
+                    queueFollowUp(for: name) { Self.touch(file) }
                 }
+                if withExtendedData, attribute == nil { attribute = Self.readSidecar(in: directory, forName: name) }
                 return StoredEntry(data: data, extendedData: attribute)
             case .unreadable(let identity) where directory == path:
                 queueFollowUp(for: name) { self.removeUnreadableFileSync(named: name, identity: identity) }
