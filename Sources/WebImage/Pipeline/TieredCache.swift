@@ -68,7 +68,8 @@ package final class TieredCache<Value: DiskStorable>: PipelineStageCache {
     /// In memory now, on disk in the background; a failed disk write only costs a later miss.
     package func store(_ value: Value, forKey key: String) {
         memory.setValue(value, forKey: key, cost: value.memoryCost)
-        disk.store(value.storedEntry, forKey: key)
+        let entry = value.storedEntry
+        disk.store(entry.data, extendedData: entry.extendedData, forKey: key)
     }
 
     /// Waits for pending disk writes (graceful shutdown).

@@ -36,8 +36,19 @@ extension DiskCache {
         _ data: Data, forKey key: String,
         completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
     ) {
+        store(data, extendedData: nil, forKey: key, completion: completion)
+    }
+
+    /// ``store(_:forKey:completion:)`` with `extendedData` attached before the entry
+    /// appears (a ``TieredCache`` value's metadata).
+    package func store(
+        _ data: Data, extendedData: Data?, forKey key: String,
+        completion: (@Sendable (Result<Void, WebImageError>) -> Void)? = nil
+    ) {
         let refused = queueWrite(of: data.count, forKey: key) {
-            let result = Result<Void, WebImageError> { () throws(WebImageError) in try self.writeDataSync(data, forKey: key) }
+            let result = Result<Void, WebImageError> { () throws(WebImageError) in
+                try self.writeDataSync(data, extendedData: extendedData, forKey: key)
+            }
             completion?(result)
         }
         if let refused { completion?(.failure(refused)) }

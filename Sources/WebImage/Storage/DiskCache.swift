@@ -123,15 +123,6 @@ public final class DiskCache: Sendable {
         (try? await config.ioPool.run { self.readEntrySync(forKey: key) }) ?? nil
     }
 
-    /// Stores `entry` for `key` in the background on `ioQueue`, as ``store(_:forKey:)``
-    /// does, its extended data attached before the entry appears. A write refused by
-    /// ``Config/maxQueuedWriteBytes`` or failed is dropped: for a cache, a later miss.
-    package func store(_ entry: StoredEntry, forKey key: String) {
-        _ = queueWrite(of: entry.data.count, forKey: key) {
-            try? self.writeDataSync(entry.data, extendedData: entry.extendedData, forKey: key)
-        }
-    }
-
     /// Returns when every write, removal and trim queued before this call is done, so a
     /// program can exit or delete the directory without losing or racing them.
     public func flush() async {
