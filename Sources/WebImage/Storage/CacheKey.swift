@@ -92,6 +92,16 @@ public enum CacheKey {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// Whether `name` is one ``fileName(for:)`` could give: 32 lowercase hex digits, then
+    /// an optional `.` and an extension of 1 to 8 ASCII letters and digits.
+    static func isFileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count >= 32, bytes[..<32].allSatisfy(hexDigits.contains) else { return false }
+        guard let dot = bytes.dropFirst(32).first else { return true }
+        let ext = bytes.dropFirst(33)
+        return dot == UInt8(ascii: ".") && (1...8).contains(ext.count) && ext.allSatisfy(isASCIIAlphanumeric)
+    }
+
     /// ``Components/pathExtension`` for an all-ASCII key, where every byte is one
     /// Character: the byte range of the extension, if any.
     private static func asciiPathExtension(_ key: UnsafeBufferPointer<UInt8>) -> Range<Int>? {

@@ -101,22 +101,8 @@ extension DiskCache {
     package static func removeFormerFolderSync(at directory: String) {
         for name in listNames(inDirectory: directory, includingHidden: true) {
             let entry = entryName(forSidecar: name) ?? name
-            if isEntryName(entry) || name.hasPrefix(".tmp-") { unlink(directory + "/" + name) }
+            if CacheKey.isFileName(entry) || name.hasPrefix(".tmp-") { unlink(directory + "/" + name) }
         }
         rmdir(directory)
-    }
-
-    /// Whether `name` is one ``CacheKey/fileName(for:)`` gives: 32 lowercase hex digits,
-    /// then an optional `.` and extension of 1 to 8 ASCII letters and digits.
-    static func isEntryName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard bytes.count >= 32, bytes[..<32].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            return false
-        }
-        let rest = bytes[32...]
-        guard let dot = rest.first else { return true }
-        let ext = rest.dropFirst()
-        return dot == UInt8(ascii: ".") && (1...8).contains(ext.count)
-            && ext.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }
 }
