@@ -61,6 +61,7 @@ package struct OriginalData: Sendable, DiskStorable {
 
     /// The bytes as the file, the metadata (when there is any) as its extended data.
     package var storedEntry: StoredEntry {
+        let validators = validators
         let metadata = StoredHTTPMetadata(validators, cacheControl: cacheControl, expires: expires)
         let empty = validators.isEmpty && cacheControl == nil && expires == nil
         return StoredEntry(data: data, extendedData: empty ? nil : metadata.encoded)
