@@ -275,8 +275,8 @@ public final class ImageTask: Sendable, Hashable {
                 return .failure(error)
             }
         } ?? .failure(WebImageError(.cacheNotModified, "The load ended without an image"))
-        let (ended, mustDrain) = shared.withLock { s -> (Bool?, Bool) in
-            guard !s.isEnded else { return (nil, false) }
+        let mustDrain = shared.withLock { s -> Bool in
+            guard !s.isEnded else { return false }
             var waiters: [CheckedContinuation<Result<ImageResponse, WebImageError>, Never>] = []
             var previews: AsyncStream<ImageResponse>.Continuation?
             if s.response == nil {
@@ -294,15 +294,18 @@ public final class ImageTask: Sendable, Hashable {
             }
             let listener = s.listener
             if isLast { (s.progress, s.listener, s.onEnd, s.loaderToken, s.runner) = (nil, nil, nil, nil, nil) }
+            // Counted before anyone hears the end, so a caller that reads the metrics once
+            // its load has ended finds the failure there.
+            let failure = isLast ? result?.error?.code : nil
             let mustDrain = s.send { [waiters, previews, progress] in
+                if let failure { WebImageMetrics.countFailure(failure) }
                 for waiter in waiters { waiter.resume(returning: response) }
                 previews?.finish()
                 progress?.finish()
                 listener?(.result(result, isLast: isLast))
             }
-            return (isLast, mustDrain)
+            return mustDrain
         }
         if mustDrain { drain() }
-        if ended == true, let error = result?.error { WebImageMetrics.countFailure(error.code) }
     }
 }
