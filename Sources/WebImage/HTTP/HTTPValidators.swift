@@ -1,3 +1,5 @@
+import Foundation
+
 /// The validators of a stored response, sent back to make a conditional request.
 ///
 /// The manager stores them next to a cached image and passes them in
@@ -30,4 +32,23 @@ public struct HTTPValidators: Sendable, Hashable {
 
     /// Whether a conditional request can be made with these.
     public var canValidate: Bool { etag != nil || lastModified != nil }
+}
+
+extension HTTPValidators {
+    /// These stored validators as a 304 (`http`) renews them (RFC 9111 §4.3.4): the
+    /// validators it sent replace the stored ones, and its freshness replaces theirs; a 304
+    /// that sent no caching header restarts the stored lifetime from `now`.
+    package func renewed(by http: HTTPResponseInfo?, at now: Date = Date()) -> HTTPValidators {
+        let new = http?.validators
+        var renewed = self
+        if let etag = new?.etag { renewed.etag = etag }
+        if let lastModified = new?.lastModified { renewed.lastModified = lastModified }
+        if let freshness = new?.freshness {
+            renewed.freshness = freshness
+        } else if var old = renewed.freshness {
+            old.receivedAt = now
+            renewed.freshness = old
+        }
+        return renewed
+    }
 }

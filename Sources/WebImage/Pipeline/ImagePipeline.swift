@@ -205,7 +205,7 @@ final class ImagePipeline: Sendable {
                     task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
                 case .notModified(let http):
                     if let key = request.originalKey {
-                        await storeValidators(Self.merging(stored, with: http), forKey: key, in: request.cache)
+                        await storeValidators((stored ?? HTTPValidators()).renewed(by: http), forKey: key, in: request.cache)
                     }
                     task.finish(request.result(hit), isLast: true)
                 }
@@ -237,7 +237,7 @@ final class ImagePipeline: Sendable {
                     request.url, from: request.loader, options: options, context: context, observer: observer, partial: nil)
                 guard case .response(let response) = downloaded else {
                     if case .notModified(let http) = downloaded {
-                        await storeValidators(Self.merging(stored, with: http), forKey: key, in: request.cache)
+                        await storeValidators((stored ?? HTTPValidators()).renewed(by: http), forKey: key, in: request.cache)
                     }
                     return
                 }
@@ -269,23 +269,6 @@ final class ImagePipeline: Sendable {
         } catch {
             Self.logger.debug("Keeping the validators of \(key.redactedURLForLog) failed: \(error)")
         }
-    }
-
-    /// The stored validators updated by a 304's headers: its validators where it sent
-    /// them, its freshness (or the old lifetime counted from now).
-    static func merging(_ stored: HTTPValidators?, with http: HTTPResponseInfo?) -> HTTPValidators {
-        let now = Date()
-        let new = http?.validators
-        var merged = stored ?? HTTPValidators()
-        if let etag = new?.etag { merged.etag = etag }
-        if let lastModified = new?.lastModified { merged.lastModified = lastModified }
-        if let freshness = new?.freshness {
-            merged.freshness = freshness
-        } else if var old = merged.freshness {
-            old.receivedAt = now
-            merged.freshness = old
-        }
-        return merged
     }
 
     // MARK: Download: the request, partial images, failures and the block list
