@@ -84,7 +84,7 @@ struct CachingTests {
 
     /// A source answered with `Cache-Control: no-store` is used for the render that asked
     /// and not kept: another size of it goes to the origin again (its source stage's `make`
-    /// says `store: false`), while the result itself is cached as any other.
+    /// says `store: .none`), while the result itself is cached as any other.
     @Test func aNoStoreSourceIsNotKept() async throws {
         try await TestOrigin.with(host: "127.0.0.2") { origin in
             origin.route("/ns.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg",

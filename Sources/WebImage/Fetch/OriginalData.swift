@@ -15,8 +15,9 @@ package struct OriginalData: Sendable, DiskStorable {
     /// The source's `Last-Modified`, verbatim.
     package var lastModified: String?
     /// The source's freshness, counted from when it was received, as the library's cache
-    /// keeps it for ``HTTPCachePolicy/respectHeaders``; `nil` from a fetch, and from an
-    /// entry that kept none.
+    /// keeps it for ``HTTPCachePolicy/respectHeaders``. `nil` from a fetch: ``OriginalStage``
+    /// fills it for a copy it keeps, and renews it on a 304. `nil` too from an entry that
+    /// kept none.
     package var freshness: HTTPFreshness?
     /// The source's `Cache-Control` and `Expires`, for `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`.
     package var cacheControl: String?
@@ -34,9 +35,9 @@ package struct OriginalData: Sendable, DiskStorable {
         self.expires = expires
     }
 
-    /// The body of `http` with the headers kept of it. Its freshness is not computed: a
-    /// fetch's callers do not read it (the proxy passes `Cache-Control` through), and it
-    /// costs a parse of the caching headers and dates on every response.
+    /// The body of `http` with the headers kept of it. Its freshness is not computed: most
+    /// fetches are not kept (the proxy passes `Cache-Control` through, bulk keeps nothing),
+    /// and it costs a parse of the caching headers and dates on every response.
     package init(data: Data, http: HTTPResponseInfo) {
         self.init(data: data, etag: http.headers["ETag"], lastModified: http.headers["Last-Modified"],
                   cacheControl: http.headers["Cache-Control"], expires: http.headers["Expires"])
@@ -53,6 +54,18 @@ package struct OriginalData: Sendable, DiskStorable {
 
     /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.
     package var validator: String? { etag ?? lastModified }
+
+    /// This copy as a 304 (`http`) renews it: its validators and freshness as the library
+    /// renews a stored entry's (``HTTPValidators/renewed(by:at:)``), and the `Cache-Control`
+    /// and `Expires` the 304 sent in place of the stored ones. The bytes are the same.
+    package func renewed(by http: HTTPResponseInfo?, at now: Date = Date()) -> OriginalData {
+        let validators = validators.renewed(by: http, at: now)
+        var renewed = self
+        (renewed.etag, renewed.lastModified, renewed.freshness) = (validators.etag, validators.lastModified, validators.freshness)
+        if let cacheControl = http?.headers["Cache-Control"] { renewed.cacheControl = cacheControl }
+        if let expires = http?.headers["Expires"] { renewed.expires = expires }
+        return renewed
+    }
 
     /// What a conditional fetch of this copy sends (``ImageFetching``), with its freshness.
     package var validators: HTTPValidators { HTTPValidators(etag: etag, lastModified: lastModified, freshness: freshness) }

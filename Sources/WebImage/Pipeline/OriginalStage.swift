@@ -9,8 +9,8 @@ import Synchronization
 /// memory ─ hit → bytes
 ///   └─ one run per key ─ stored copy ─ hit (not revalidating) → bytes
 ///        └─ fetch (conditional on the stored copy's validators when revalidating)
-///             ├─ body, not empty → stored unless no-store → bytes
-///             ├─ not modified → the stored copy (kept as it is)
+///             ├─ body, not empty → stored with its freshness, unless no-store → bytes
+///             ├─ not modified → the stored copy, its metadata renewed by the 304 (the bytes not rewritten)
 ///             └─ a status, an empty body, a 304 with no stored copy → the stage's error
 /// ```
 ///
@@ -22,6 +22,8 @@ import Synchronization
 /// ``PipelineStage``.
 package final class OriginalStage<Failure: Error>: Sendable {
     private let stage: PipelineStage<OriginalData, Failure>
+    /// Whether the stage has a cache, so a fetched copy may be kept.
+    private let keepsCopies: Bool
     private let failure: @Sendable (WebImageError) -> Failure
     private let onNotModified: @Sendable () -> Void
     private let notModified = Atomic<Int>(0)
@@ -37,6 +39,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
         waitFailure: @escaping @Sendable (WaitError) -> Failure, onNotModified: @escaping @Sendable () -> Void = {}
     ) {
         stage = PipelineStage(cache: cache, waitFailure: waitFailure)
+        keepsCopies = cache != nil
         self.failure = failure
         self.onNotModified = onNotModified
     }
@@ -56,7 +59,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
     ///   - deadline: when a joiner stops waiting (`waitFailure(.timedOut)`); the first
     ///     caller is bounded by the fetcher's own timeout.
     ///   - revalidating: a stored copy is not answered as is but fetched again,
-    ///     conditionally on its validators; a 304 answers the stored copy.
+    ///     conditionally on its validators; a 304 answers the stored copy, its metadata renewed.
     package func original(
         for url: URL, from fetcher: some ImageFetching<Failure>, deadline: ContinuousClock.Instant? = nil,
         revalidating: Bool = false
@@ -71,15 +74,27 @@ package final class OriginalStage<Failure: Error>: Sendable {
     /// What the stage keeps of `outcome`, or its error.
     private func made(_ outcome: FetchOutcome, stored: OriginalData?) throws(Failure) -> PipelineStage<OriginalData, Failure>.Made {
         switch outcome {
-        case .body(let original, _):
+        case .body(var original, let http):
             guard !original.data.isEmpty else { throw failure(.badImageData("The source is empty")) }
             // Cache-Control: no-store from the source is honoured: not written.
-            return .init(original, store: !original.isNoStore)
-        case .notModified:
+            guard !original.isNoStore else { return .init(original, store: .none) }
+            // A kept copy carries its freshness, as the library's entries do, so the
+            // library's HTTPCachePolicy.respectHeaders reads this stage's entries as its
+            // own. Computed here, not in every fetch: only a copy that is kept needs it.
+            if keepsCopies, original.freshness == nil, let http {
+                original.freshness = HTTPFreshness(headers: http.headers, receivedAt: Date())
+            }
+            return .init(original)
+        case .notModified(let http):
             guard let stored else { throw failure(WebImageError(.invalidDownloadStatusCode, "HTTP 304", httpStatusCode: 304)) }
             notModified.add(1, ordering: .relaxed)
             onNotModified()
-            return .init(stored, store: false)
+            // The 304's headers renew the stored copy's metadata; its bytes stay. A 304 that
+            // changed nothing (S3's, which carries no headers, of a copy with no freshness)
+            // writes nothing.
+            let renewed = stored.renewed(by: http)
+            let changed = renewed.storedEntry.extendedData != stored.storedEntry.extendedData
+            return .init(renewed, store: changed && !renewed.isNoStore ? .metadata : .none)
         case .status(let http):
             throw failure(WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode))
         }

@@ -11,7 +11,7 @@ import Foundation
 /// memory (no suspension) ─ hit → value
 ///   └─ single flight per key (joiners wait, each until its own deadline)
 ///        └─ stored value (memory, then disk) ─ hit → value
-///             └─ make (given the stored value when revalidating) → store, unless made says not to
+///             └─ make (given the stored value when revalidating) → store what made says
 /// ```
 ///
 /// Threads: everything runs on the calling task; the first caller for a key runs the
@@ -21,15 +21,26 @@ import Foundation
 ///
 /// Bounded: the single flight holds one entry per key being made, the cache its own limits.
 package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
-    /// What `make` gives: the value, and whether the stage's cache should keep it.
+    /// What `make` gives: the value, and what the stage's cache keeps of it.
     package struct Made: Sendable {
         package var value: Value
-        package var store: Bool
+        package var store: Store
 
-        package init(_ value: Value, store: Bool = true) {
+        package init(_ value: Value, store: Store = .value) {
             self.value = value
             self.store = store
         }
+    }
+
+    /// What the stage's cache keeps of a made value.
+    package enum Store: Sendable {
+        /// Nothing (the source said `no-store`, or the value is the stored one as it was).
+        case none
+        /// The value (``PipelineStageCache/store(_:forKey:)``).
+        case value
+        /// The stored value given back with new metadata and the same bytes, after a 304
+        /// (``PipelineStageCache/renew(_:forKey:)``): the bytes are not written again.
+        case metadata
     }
 
     private let cache: (any PipelineStageCache<Value>)?
@@ -62,7 +73,8 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
     ///   - deadline: when a joiner stops waiting (`waitFailure(.timedOut)`); it does not bound
     ///     the first caller, which `make` bounds by checking its own deadline.
     ///   - revalidating: a stored value is not answered as is but handed to `make`, which may
-    ///     give it back (`store: false`, e.g. after a 304) or make a new one.
+    ///     give it back (after a 304, with `store: .metadata` when the 304 renewed it) or
+    ///     make a new one.
     ///   - make: makes the value; runs on the first caller's task, at most once per key at a time.
     package func value(
         forKey key: String, deadline: ContinuousClock.Instant? = nil, revalidating: Bool = false,
@@ -94,7 +106,11 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
         }
         do throws(Failure) {
             let made = try await make(stored)
-            if made.store { cache?.store(made.value, forKey: key) }
+            switch made.store {
+            case .none: break
+            case .value: cache?.store(made.value, forKey: key)
+            case .metadata: cache?.renew(made.value, forKey: key)
+            }
             return .success(made.value)
         } catch {
             return .failure(error)

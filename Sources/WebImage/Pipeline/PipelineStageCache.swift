@@ -17,4 +17,9 @@ package protocol PipelineStageCache<Value>: Sendable {
 
     /// Keeps a value a stage made: in memory now, in the slower tier in the background.
     func store(_ value: Value, forKey key: String)
+
+    /// Keeps a stored value a stage gave back with new metadata and the same bytes (a 304
+    /// renewed it): in memory now, and in the slower tier only the metadata, in the
+    /// background. An entry no longer there stays a miss.
+    func renew(_ value: Value, forKey key: String)
 }

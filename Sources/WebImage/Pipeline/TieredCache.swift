@@ -72,6 +72,15 @@ package final class TieredCache<Value: DiskStorable>: PipelineStageCache {
         disk.store(entry.data, extendedData: entry.extendedData, forKey: key)
     }
 
+    /// In memory now; on disk only the extended data, in the background, after the writes
+    /// queued before it and through the same bounded line (dropped when it is full). A value
+    /// that keeps no extended data is stored whole.
+    package func renew(_ value: Value, forKey key: String) {
+        guard Value.keepsExtendedData else { return store(value, forKey: key) }
+        memory.setValue(value, forKey: key, cost: value.memoryCost)
+        disk.setExtendedDataInBackground(value.storedEntry.extendedData, forKey: key)
+    }
+
     /// Waits for pending disk writes (graceful shutdown).
     package func flush() async { await disk.flush() }
 }

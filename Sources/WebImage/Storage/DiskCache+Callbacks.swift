@@ -54,6 +54,15 @@ extension DiskCache {
         if let refused { completion?(.failure(refused)) }
     }
 
+    /// ``setExtendedData(_:forKey:completion:)`` in the background through the bounded
+    /// write line (its bytes count against ``Config/maxQueuedWriteBytes``): when the line is
+    /// full it is dropped, which costs only an earlier revalidation (a stage's renewal
+    /// after a 304). `true` when it was queued.
+    @discardableResult
+    package func setExtendedDataInBackground(_ data: Data?, forKey key: String) -> Bool {
+        queueWrite(of: max(data?.count ?? 0, 1), forKey: key) { try? self.setExtendedDataSync(data, forKey: key) } == nil
+    }
+
     /// ``removeData(forKey:)`` with a completion on `ioQueue`.
     public func removeData(forKey key: String, completion: (@Sendable () -> Void)? = nil) {
         ioQueue.async {

@@ -40,4 +40,6 @@ final class TracedCache<Value: DiskStorable>: PipelineStageCache {
     }
 
     func store(_ value: Value, forKey key: String) { base.store(value, forKey: key) }
+
+    func renew(_ value: Value, forKey key: String) { base.renew(value, forKey: key) }
 }

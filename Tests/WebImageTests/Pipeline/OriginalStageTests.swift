@@ -181,10 +181,20 @@ struct OriginalStageTests {
             _ = try await stage.original(for: url, from: downloader)
             #expect(origin.requestCount("/a") == 1)
 
+            await cache.flush()
+            let file = cache.disk.cachePath(forKey: url.absoluteString)
+            var before = stat()
+            #expect(stat(file, &before) == 0)
             let same = try await stage.original(for: url, from: downloader, revalidating: true)
             #expect(same.data == Data(Self.bytes))
             #expect(origin.requestHeaders("/a").last?["if-none-match"] == "\"v1\"")
             #expect(stage.notModifiedCount == 1)
+            // The 304 changed no metadata (no caching headers either time): nothing is
+            // written, not even the attribute, which would change the file's ctime.
+            await cache.flush()
+            var after = stat()
+            #expect(stat(file, &after) == 0)
+            #expect(after.st_ctim.tv_sec == before.st_ctim.tv_sec && after.st_ctim.tv_nsec == before.st_ctim.tv_nsec)
 
             var second = TestOrigin.Response(body: Array("changed".utf8), contentType: "image/png")
             second.etag = "\"v2\""
@@ -295,6 +305,54 @@ struct OriginalStageTests {
             let sent = origin.requestHeaders("/stage")
             #expect(sent.count == 2)
             #expect(sent.last?["if-none-match"] == "\"stage\"")
+        }
+    }
+
+    @Test("freshness in one form with the library: the stage keeps a copy's freshness, a 304 renews it in the attribute without rewriting the bytes, and the library's respectHeaders reads it")
+    func renewalSharedWithLibrary() async throws {
+        let png = Array(ManagerTestKit.png(width: 6, height: 4))
+        try await Self.withOrigin { origin, downloader in
+            origin.route("/a", .init(body: png, contentType: "image/png", headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=0")]))
+            let url = origin.url("/a")
+            let directory = try TemporaryDirectory()
+            let imageCache = ImageCache(namespace: "renew", directory: directory.url)
+            let originals = TieredCache<OriginalData>(disk: imageCache.diskCache, memoryBytes: 1 << 20)
+            let stage = Self.stage(originals)
+            let file = imageCache.cachePath(forKey: url.absoluteString)
+
+            let before = Date()
+            _ = try await stage.original(for: url, from: downloader)
+            await originals.flush()
+            let kept = try #require(Self.metadata(of: file))
+            #expect(kept["lifetime"] as? Double == 0 && kept["cacheControl"] as? String == "max-age=0")
+            let keptAt = try #require(kept["receivedAt"] as? Double)
+            #expect(keptAt >= before.timeIntervalSince1970.rounded(.down))
+            var stat1 = stat()
+            #expect(stat(file, &stat1) == 0)
+
+            // The source answers the check 304, now with a longer lifetime.
+            origin.route("/a", .init(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=600")]))
+            let renewed = try await stage.original(for: url, from: downloader, revalidating: true)
+            #expect(origin.requestHeaders("/a").last?["if-none-match"] == "\"v1\"")
+            #expect(renewed.data == Data(png) && renewed.freshness?.lifetime == 600 && renewed.cacheControl == "max-age=600")
+            await originals.flush()
+            let written = try #require(Self.metadata(of: file))
+            #expect(written["lifetime"] as? Double == 600 && written["cacheControl"] as? String == "max-age=600")
+            #expect(written["etag"] as? String == "\"v1\"")
+            #expect(try #require(written["receivedAt"] as? Double) >= keptAt)
+            // The same file: only its attribute was written.
+            var stat2 = stat()
+            #expect(stat(file, &stat2) == 0)
+            #expect(stat2.st_ino == stat1.st_ino)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(png))
+
+            // The library over the same directory finds the entry fresh: no request. With
+            // the entry as first kept (max-age=0), it would revalidate.
+            let manager = ImageManager(cache: imageCache, loader: downloader)
+            manager.httpCachePolicy = .respectHeaders
+            let loaded = try await manager.loadImage(with: url)
+            #expect(loaded.cacheType == .disk)
+            #expect(origin.requestCount("/a") == 2)
         }
     }
 

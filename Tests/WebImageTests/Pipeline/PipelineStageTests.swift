@@ -15,6 +15,7 @@ struct PipelineStageTests {
             var slow: [String: Int] = [:]
             var slowReads = 0
             var stores: [String: Int] = [:]
+            var renewals: [String: Int] = [:]
         }
         let state = Mutex(State())
         func memoryValue(forKey key: String) -> Int? { state.withLock { $0.memory[key] } }
@@ -30,6 +31,12 @@ struct PipelineStageTests {
                 s.stores[key, default: 0] += 1
             }
         }
+        func renew(_ value: Int, forKey key: String) {
+            state.withLock { s in
+                s.memory[key] = value
+                s.renewals[key, default: 0] += 1
+            }
+        }
     }
 
     /// A `make` that waits until the test opens it, counting its runs and what it was given.
@@ -39,7 +46,7 @@ struct PipelineStageTests {
         var given: [Int?] { state.withLock { $0.given } }
         func open() { state.withLock { $0.open = true } }
 
-        func make(_ value: Int, store: Bool = true) -> @Sendable (Int?) async throws(WaitError) -> PipelineStage<Int, WaitError>.Made {
+        func make(_ value: Int, store: PipelineStage<Int, WaitError>.Store = .value) -> @Sendable (Int?) async throws(WaitError) -> PipelineStage<Int, WaitError>.Made {
             { [self] stored throws(WaitError) in
                 state.withLock { $0.runs += 1; $0.given.append(stored) }
                 while !state.withLock({ $0.open }) {
@@ -102,18 +109,21 @@ struct PipelineStageTests {
         #expect(maker.runs == 0 && hits.value == 1 && cache.state.withLock { $0.stores.isEmpty })
     }
 
-    @Test("revalidating hands make the stored value; a value given back with store: false is not written again")
+    @Test("revalidating hands make the stored value; given back with store .none it is not written, with .metadata it is renewed, never stored whole")
     func revalidation() async throws {
         let cache = CountingCache()
         cache.state.withLock { $0.memory["k"] = 3 }
         let stage = Self.stage(cache)
         let maker = Maker()
         maker.open()
-        #expect(try await stage.value(forKey: "k", revalidating: true, make: maker.make(3, store: false)) == 3)
-        #expect(maker.given == [3] && cache.state.withLock { $0.stores.isEmpty })
+        #expect(try await stage.value(forKey: "k", revalidating: true, make: maker.make(3, store: .none)) == 3)
+        #expect(maker.given == [3] && cache.state.withLock { $0.stores.isEmpty && $0.renewals.isEmpty })
+        // A 304 that renewed the stored value's metadata.
+        #expect(try await stage.value(forKey: "k", revalidating: true, make: maker.make(3, store: .metadata)) == 3)
+        #expect(maker.given == [3, 3] && cache.state.withLock { $0.stores.isEmpty && $0.renewals["k"] == 1 })
         // Changed at the source: the new value replaces the stored one.
         #expect(try await stage.value(forKey: "k", revalidating: true, make: maker.make(4)) == 4)
-        #expect(maker.given == [3, 3] && cache.state.withLock { ($0.memory["k"], $0.stores["k"]) } == (4, 1))
+        #expect(maker.given == [3, 3, 3] && cache.state.withLock { ($0.memory["k"], $0.stores["k"], $0.renewals["k"]) } == (4, 1, 1))
     }
 
     @Test("a failure is not stored: the next caller runs make again")

@@ -62,6 +62,30 @@ struct DiskCacheTests {
         #expect(await cache.data(forKey: "big")?.count == 500)
     }
 
+    @Test("a renewal's extended data goes through the same bounded line: queued within maxQueuedWriteBytes, dropped past it, applied in order after the writes before it")
+    func boundedRenewals() async throws {
+        let dir = try TemporaryDirectory()
+        var config = DiskCache.Config()
+        config.maxQueuedWriteBytes = 100
+        let cache = DiskCache(directory: dir.url, config: config)
+        try await cache.store(Data([1]), forKey: "old")
+        let gate = DispatchSemaphore(value: 0)
+        cache.ioQueue.async { gate.wait() }   // a stalled disk
+        cache.store(Data(repeating: 2, count: 30), forKey: "new", completion: { _ in })
+        // After the write queued before it: the entry exists by the time it runs.
+        #expect(cache.setExtendedDataInBackground(Data(repeating: 65, count: 60), forKey: "new"))
+        // 30 + 60 queued; 60 more would pass 100: dropped at once.
+        #expect(!cache.setExtendedDataInBackground(Data(repeating: 66, count: 60), forKey: "old"))
+        gate.signal()
+        await cache.flush()
+        #expect(await cache.extendedData(forKey: "new") == Data(repeating: 65, count: 60))
+        #expect(await cache.extendedData(forKey: "old") == nil)
+        // With the line empty again, it is taken.
+        #expect(cache.setExtendedDataInBackground(Data(repeating: 67, count: 60), forKey: "old"))
+        await cache.flush()
+        #expect(await cache.extendedData(forKey: "old") == Data(repeating: 67, count: 60))
+    }
+
     @Test("maxQueuedWriteBytes is 128 MiB unless set, and at least 1")
     func writeLineLimit() {
         var config = DiskCache.Config()
