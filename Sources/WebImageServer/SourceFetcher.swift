@@ -9,7 +9,11 @@ import WebImageCodecs
 /// - the built-in examples, from memory;
 /// - http(s): the cached stage (a bounded memory tier, else the disk cache), else the
 ///   downloader (``SourceDownload``; its ``WebImage/HopPolicy`` checks the source and every
-///   redirect hop);
+///   redirect hop). A cached copy its source's `Cache-Control` or `Expires` says is stale
+///   (or `no-cache`) is revalidated first, conditionally (a 304 costs no transfer and renews
+///   it); within `stale-if-error`, a failed check (a transfer error, a 5xx) renders the
+///   stale copy. A copy whose source sent no caching header is kept as long as the cache
+///   keeps it;
 /// - `local://`: the file, read afresh each time by ``LocalFileReader`` through a stage
 ///   that caches nothing (reading the file costs what reading a cached copy would, and a
 ///   changed file is seen at once);
@@ -41,7 +45,9 @@ final class SourceFetcher: Sendable {
     let originals: OriginalStage<ProxyError>
     /// `local://` sources: one read per file at a time, nothing cached.
     let files = OriginalStage<ProxyError>(cache: nil, failure: { ProxyError($0) }, waitFailure: ProxyError.init(waiting:))
+    /// Revalidations of a cached source answered 304, by kind of source.
     static let s3Revalidations = Counter(label: "webimage_serve_s3_not_modified_total")
+    static let httpRevalidations = Counter(label: "webimage_serve_http_not_modified_total")
 
     /// - Parameter tracing: the cache's lookups are spans (``ProxyTracing``).
     init(downloader: ImageDownloader, examples: ExampleImages, disk: DiskCache?, memoryBytes: Int,
@@ -53,10 +59,9 @@ final class SourceFetcher: Sendable {
         self.local = local
         self.s3 = s3
         self.querySeparator = querySeparator
-        // Only S3 objects are revalidated, so every 304 the stage sees is S3's.
         originals = OriginalStage(cache: ProxyTracing.cache(cache, stage: "source", tracing: tracing),
-                                  failure: { ProxyError($0) }, waitFailure: ProxyError.init(waiting:)) {
-            Self.s3Revalidations.increment()
+                                  failure: { ProxyError($0) }, waitFailure: ProxyError.init(waiting:)) { url in
+            (url.scheme == "s3" ? Self.s3Revalidations : Self.httpRevalidations).increment()
         }
     }
 
@@ -79,9 +84,9 @@ final class SourceFetcher: Sendable {
         case .s3(_, _, let version):
             guard let s3 else { throw .badRequest("S3 sources are not enabled on this server") }
             // A version never changes; an object without one is checked with S3 before reuse.
-            return try await originals.original(for: url, from: s3, deadline: deadline, revalidating: version == nil)
+            return try await originals.original(for: url, from: s3, deadline: deadline, revalidating: version == nil ? .always : .never)
         case .http:
-            return try await originals.original(for: url, from: download, deadline: deadline)
+            return try await originals.original(for: url, from: download, deadline: deadline, revalidating: .whenStale)
         }
     }
 }

@@ -101,6 +101,54 @@ struct CachingTests {
         }
     }
 
+    /// The source cache follows the source's own caching headers: a copy they say is fresh
+    /// (or that came with none) is used as is; a stale one is revalidated before a new
+    /// render (a 304 costs no body), a changed source is seen, and within `stale-if-error`
+    /// the stale copy renders when the origin fails.
+    @Test func aStaleSourceIsRevalidated() async throws {
+        try await TestOrigin.with(host: "127.0.0.2") { origin in
+            let jpeg = try Fixtures.landscapeJPEG()
+            var stale = TestOrigin.Response(body: jpeg, contentType: "image/jpeg", headers: [("Cache-Control", "max-age=0, stale-if-error=600")])
+            stale.etag = "\"v1\""
+            origin.route("/stale.jpg", stale)
+            origin.route("/fresh.jpg", .init(body: jpeg, contentType: "image/jpeg", headers: [("Cache-Control", "max-age=3600")]))
+            origin.route("/plain.jpg", .init(body: jpeg, contentType: "image/jpeg"))
+            try await ProxyHarness.with(.unsigned) { proxy in
+                func render(_ path: String, _ options: String) async throws -> DecodedImage {
+                    let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url(path), options))
+                    #expect(answer.status == 200, "\(path) \(options)")
+                    return try Fixtures.decode(answer.body)
+                }
+                for path in ["/fresh.jpg", "/plain.jpg", "/stale.jpg"] {
+                    _ = try await render(path, "rs:fit:150:150")
+                    _ = try await render(path, "rs:fill:90:90")
+                }
+                #expect(origin.requestCount("/fresh.jpg") == 1 && origin.requestCount("/plain.jpg") == 1)
+                #expect(origin.requestCount("/stale.jpg") == 2)
+                #expect(origin.requestHeaders("/stale.jpg").last?["if-none-match"] == "\"v1\"")
+
+                // Changed at the origin: the next render is made from the new bytes (a square GIF).
+                var changed = TestOrigin.Response(body: try Fixtures.animatedGIF(), contentType: "image/gif",
+                                                  headers: [("Cache-Control", "max-age=0, stale-if-error=600")])
+                changed.etag = "\"v2\""
+                origin.route("/stale.jpg", changed)
+                let square = try await render("/stale.jpg", "rs:fit:60:60")
+                #expect(square.width == 60 && square.height == 60)
+                #expect(origin.requestCount("/stale.jpg") == 3)
+                // A result made before the change is still the cached one (as the docs say).
+                let earlier = try await render("/stale.jpg", "rs:fit:150:150")
+                #expect(earlier.width == 150 && earlier.height == 100)
+                #expect(origin.requestCount("/stale.jpg") == 3)
+
+                // The origin fails: within stale-if-error the kept copy renders.
+                origin.route("/stale.jpg", .status(503))
+                let served = try await render("/stale.jpg", "rs:fit:40:40")
+                #expect(served.width == 40 && served.height == 40)
+                #expect(origin.requestCount("/stale.jpg") == 4)
+            }
+        }
+    }
+
     @Test func noCacheFetchesAgain() async throws {
         try await TestOrigin.with(host: "127.0.0.2") { origin in
             origin.route("/a.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg"))

@@ -4,7 +4,14 @@ import Foundation
 /// redirects, retries, hop policy, queue and priority.
 extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     package func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
-        try await fetch(url, validators: validators, options: [])
+        do {
+            return try await fetch(url, validators: validators, options: [])
+        } catch where error.code == .invalidDownloadStatusCode {
+            // A status the config does not accept is an answer too, for the stage to judge;
+            // the transfer kept only its status.
+            guard let status = error.httpStatusCode else { throw error }
+            return .status(HTTPResponseInfo(statusCode: status, headers: [:], url: url))
+        }
     }
 
     /// ``fetch(_:validators:)`` with loader options (``WebImageOptions/allowInvalidSSLCertificates``,

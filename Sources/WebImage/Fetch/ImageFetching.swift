@@ -10,6 +10,12 @@ import Foundation
 /// The library's `file:` and `data:` loaders (``FileImageLoader``, ``DataURLImageLoader``) are
 /// fetchers too; their loads are their fetch and stage B.
 ///
+/// A final HTTP status is an answer, given as ``FetchOutcome/status(_:)``, so a stage can
+/// judge it (``OriginalStage`` serves a stale copy for a 5xx within `stale-if-error`, never
+/// for a 4xx); a fetch throws when there is no answer: a transfer error, a refused hop,
+/// cancellation. (The proxy's S3 reader throws its statuses: its copies keep no freshness,
+/// so the stage never needs to tell them apart.)
+///
 /// Cancelling the calling task cancels the fetch, which then throws its cancellation
 /// error. A conformer says where its work runs; none blocks the calling task.
 package protocol ImageFetching<Failure>: Sendable {

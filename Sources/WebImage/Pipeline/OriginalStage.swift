@@ -6,9 +6,10 @@ import Synchronization
 /// same time (``ImageFetching``), then stored unless the source said `no-store`.
 ///
 /// ```
-/// memory ─ hit → bytes
-///   └─ one run per key ─ stored copy ─ hit (not revalidating) → bytes
+/// memory ─ hit (not to be revalidated) → bytes
+///   └─ one run per key ─ stored copy ─ hit (not to be revalidated: ``Revalidation``) → bytes
 ///        └─ fetch (conditional on the stored copy's validators when revalidating)
+///             ├─ failed (a transfer error, a 5xx) within stale-if-error → the stored copy
 ///             ├─ body, not empty → stored with its freshness, unless no-store → bytes
 ///             ├─ not modified → the stored copy, its metadata renewed by the 304 (the bytes not rewritten)
 ///             └─ a status, an empty body, a 304 with no stored copy → the stage's error
@@ -25,7 +26,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
     /// Whether the stage has a cache, so a fetched copy may be kept.
     private let keepsCopies: Bool
     private let failure: @Sendable (WebImageError) -> Failure
-    private let onNotModified: @Sendable () -> Void
+    private let onNotModified: @Sendable (URL) -> Void
     private let notModified = Atomic<Int>(0)
 
     /// - Parameters:
@@ -33,10 +34,10 @@ package final class OriginalStage<Failure: Error>: Sendable {
     ///   - failure: the stage's error for an outcome it cannot use (a status, an empty
     ///     body, a 304 with nothing stored), given as the library's error.
     ///   - waitFailure: the error for a joiner that stopped waiting (cancelled, timed out).
-    ///   - onNotModified: called for each revalidation answered 304 (metrics).
+    ///   - onNotModified: called with the source's URL for each revalidation answered 304 (metrics).
     package init(
         cache: (any PipelineStageCache<OriginalData>)?, failure: @escaping @Sendable (WebImageError) -> Failure,
-        waitFailure: @escaping @Sendable (WaitError) -> Failure, onNotModified: @escaping @Sendable () -> Void = {}
+        waitFailure: @escaping @Sendable (WaitError) -> Failure, onNotModified: @escaping @Sendable (URL) -> Void = { _ in }
     ) {
         stage = PipelineStage(cache: cache, waitFailure: waitFailure)
         keepsCopies = cache != nil
@@ -58,21 +59,61 @@ package final class OriginalStage<Failure: Error>: Sendable {
     ///     URL at a time.
     ///   - deadline: when a joiner stops waiting (`waitFailure(.timedOut)`); the first
     ///     caller is bounded by the fetcher's own timeout.
-    ///   - revalidating: a stored copy is not answered as is but fetched again,
+    ///   - revalidating: when a stored copy is not answered as is but fetched again,
     ///     conditionally on its validators; a 304 answers the stored copy, its metadata renewed.
     package func original(
         for url: URL, from fetcher: some ImageFetching<Failure>, deadline: ContinuousClock.Instant? = nil,
-        revalidating: Bool = false
+        revalidating: Revalidation = .never
     ) async throws(Failure) -> OriginalData {
-        try await stage.value(forKey: url.absoluteString, deadline: deadline, revalidating: revalidating) {
+        try await stage.value(forKey: url.absoluteString, deadline: deadline, revalidating: revalidating.predicate) {
             [self] stored throws(Failure) in
-            let outcome = try await fetcher.fetch(url, validators: stored?.validators)
-            return try made(outcome, stored: stored)
+            let outcome: FetchOutcome
+            do throws(Failure) {
+                outcome = try await fetcher.fetch(url, validators: stored?.validators)
+            } catch {
+                // A transfer that failed (not one cancelled) within stale-if-error.
+                if let stored, !Task.isCancelled, Self.mayServeStale(stored) { return .init(stored, store: .none) }
+                throw error
+            }
+            if case .status(let http) = outcome, http.statusCode >= 500, let stored, Self.mayServeStale(stored) {
+                return .init(stored, store: .none)
+            }
+            return try made(outcome, of: url, stored: stored)
+        }
+    }
+
+    /// When the stage checks a stored copy with its source before answering it.
+    package enum Revalidation: Sendable {
+        /// Never: a stored copy is answered as it is (an S3 object by version).
+        case never
+        /// Every time (an S3 object without a version).
+        case always
+        /// When its stored freshness says so (http sources): past its lifetime, or `no-cache`.
+        /// Within `stale-while-revalidate` it is checked first too: the stage starts no task
+        /// of its own to check it after answering. Without freshness it is never checked.
+        case whenStale
+
+        var predicate: (@Sendable (OriginalData) -> Bool)? {
+            switch self {
+            case .never: return nil
+            case .always: return { _ in true }
+            case .whenStale: return { ($0.freshness?.state(at: Date()) ?? .fresh) != .fresh }
+            }
+        }
+    }
+
+    /// Whether a stale copy may stand in for a check that failed (RFC 5861 `stale-if-error`,
+    /// or within `stale-while-revalidate`): a transfer error, or a 5xx status. A 4xx is an
+    /// answer, not an error: the source is gone or refused.
+    static func mayServeStale(_ stored: OriginalData) -> Bool {
+        switch stored.freshness?.state(at: Date()) {
+        case .stale(staleIfErrorAllowed: true), .staleWhileRevalidate: return true
+        default: return false
         }
     }
 
     /// What the stage keeps of `outcome`, or its error.
-    private func made(_ outcome: FetchOutcome, stored: OriginalData?) throws(Failure) -> PipelineStage<OriginalData, Failure>.Made {
+    private func made(_ outcome: FetchOutcome, of url: URL, stored: OriginalData?) throws(Failure) -> PipelineStage<OriginalData, Failure>.Made {
         switch outcome {
         case .body(var original, let http):
             guard !original.data.isEmpty else { throw failure(.badImageData("The source is empty")) }
@@ -88,7 +129,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
         case .notModified(let http):
             guard let stored else { throw failure(WebImageError(.invalidDownloadStatusCode, "HTTP 304", httpStatusCode: 304)) }
             notModified.add(1, ordering: .relaxed)
-            onNotModified()
+            onNotModified(url)
             // The 304's headers renew the stored copy's metadata; its bytes stay. A 304 that
             // changed nothing (S3's, which carries no headers, of a copy with no freshness)
             // writes nothing.

@@ -8,9 +8,9 @@ import Foundation
 /// `/info` answer. Each stage is written once here, so its order is the same everywhere:
 ///
 /// ```
-/// memory (no suspension) ─ hit → value
+/// memory (no suspension) ─ hit (not to be revalidated) → value
 ///   └─ single flight per key (joiners wait, each until its own deadline)
-///        └─ stored value (memory, then disk) ─ hit → value
+///        └─ stored value (memory, then disk) ─ hit (not to be revalidated) → value
 ///             └─ make (given the stored value when revalidating) → store what made says
 /// ```
 ///
@@ -72,15 +72,15 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
     /// - Parameters:
     ///   - deadline: when a joiner stops waiting (`waitFailure(.timedOut)`); it does not bound
     ///     the first caller, which `make` bounds by checking its own deadline.
-    ///   - revalidating: a stored value is not answered as is but handed to `make`, which may
-    ///     give it back (after a 304, with `store: .metadata` when the 304 renewed it) or
-    ///     make a new one.
+    ///   - revalidating: which stored values are not answered as is (`nil`: none) but
+    ///     handed to `make`, which may give one back (after a 304, with `store: .metadata`
+    ///     when the 304 renewed it) or make a new one. Asked of a memory hit too.
     ///   - make: makes the value; runs on the first caller's task, at most once per key at a time.
     package func value(
-        forKey key: String, deadline: ContinuousClock.Instant? = nil, revalidating: Bool = false,
+        forKey key: String, deadline: ContinuousClock.Instant? = nil, revalidating: (@Sendable (Value) -> Bool)? = nil,
         make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
     ) async throws(Failure) -> Value {
-        if !revalidating, let hit = cache?.memoryValue(forKey: key) {
+        if let hit = cache?.memoryValue(forKey: key), revalidating?(hit) != true {
             onStoredHit()
             return hit
         }
@@ -97,10 +97,10 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
 
     /// One run for `key`: the stored value, else `make`'s, stored as it says.
     private func run(
-        _ key: String, revalidating: Bool, make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
+        _ key: String, revalidating: (@Sendable (Value) -> Bool)?, make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
     ) async -> Result<Value, Failure> {
         let stored = await cache?.storedValue(forKey: key)
-        if let stored, !revalidating {
+        if let stored, revalidating?(stored) != true {
             onStoredHit()
             return .success(stored)
         }

@@ -25,7 +25,7 @@ struct OriginalStageTests {
         }
     }
 
-    @Test("the downloader's fetch: a 304, an empty body and a status it lets through are outcomes with their headers")
+    @Test("the downloader's fetch: a 304, an empty body and a status are outcomes, with their headers when the config lets the status through")
     func downloaderOutcomes() async throws {
         var config = DownloaderConfig.default
         config.acceptableStatusCodes = Set(200..<300).union([429])
@@ -55,8 +55,13 @@ struct OriginalStageTests {
             }
             #expect(refused.statusCode == 429)
             #expect(refused.headers["Retry-After"] == "7")
-            // A status the config does not let through stays the downloader's error.
-            await #expect(throws: WebImageError.self) { try await downloader.fetch(origin.url("/404"), validators: nil) }
+            // A status the config does not let through is an answer too (ImageFetching), with
+            // its status only: the stage judges it (a 4xx never answers a stale copy).
+            guard case .status(let missing) = try await downloader.fetch(origin.url("/404"), validators: nil) else {
+                Issue.record("a 404 is .status")
+                return
+            }
+            #expect(missing.statusCode == 404)
         }
     }
 
@@ -173,7 +178,7 @@ struct OriginalStageTests {
             origin.route("/a", first)
             let url = origin.url("/a")
 
-            let fetched = try await stage.original(for: url, from: downloader, revalidating: true)
+            let fetched = try await stage.original(for: url, from: downloader, revalidating: .always)
             #expect(fetched.data == Data(Self.bytes))
             #expect(fetched.etag == "\"v1\"")
             #expect(origin.requestHeaders("/a").first?["if-none-match"] == nil)
@@ -185,7 +190,7 @@ struct OriginalStageTests {
             let file = cache.disk.cachePath(forKey: url.absoluteString)
             var before = stat()
             #expect(stat(file, &before) == 0)
-            let same = try await stage.original(for: url, from: downloader, revalidating: true)
+            let same = try await stage.original(for: url, from: downloader, revalidating: .always)
             #expect(same.data == Data(Self.bytes))
             #expect(origin.requestHeaders("/a").last?["if-none-match"] == "\"v1\"")
             #expect(stage.notModifiedCount == 1)
@@ -199,11 +204,85 @@ struct OriginalStageTests {
             var second = TestOrigin.Response(body: Array("changed".utf8), contentType: "image/png")
             second.etag = "\"v2\""
             origin.route("/a", second)
-            let changed = try await stage.original(for: url, from: downloader, revalidating: true)
+            let changed = try await stage.original(for: url, from: downloader, revalidating: .always)
             #expect(changed.data == Data("changed".utf8))
             #expect(cache.memoryValue(forKey: url.absoluteString)?.etag == "\"v2\"")
             #expect(stage.notModifiedCount == 1)
             #expect(origin.requestCount("/a") == 3)
+        }
+        await cache.flush()
+    }
+
+    @Test("revalidating whenStale: a fresh copy or one with no caching header is answered as is; a stale one is checked first, from memory and from disk")
+    func whenStale() async throws {
+        let directory = try TemporaryDirectory()
+        let disk = DiskCache(directory: directory.url)
+        let cache = TieredCache<OriginalData>(disk: disk, memoryBytes: 1 << 20)
+        let stage = Self.stage(cache)
+        try await Self.withOrigin { origin, downloader in
+            func route(_ path: String, _ headers: [(String, String)]) -> URL {
+                var response = TestOrigin.Response(body: Self.bytes, contentType: "image/png", headers: headers)
+                response.etag = "\"\(path)\""
+                origin.route(path, response)
+                return origin.url(path)
+            }
+            let fresh = route("/fresh", [("Cache-Control", "max-age=3600")])
+            let plain = route("/plain", [])
+            let stale = route("/stale", [("Cache-Control", "max-age=0")])
+            let noCache = route("/no-cache", [("Cache-Control", "no-cache, max-age=3600")])
+            for url in [fresh, plain, stale, noCache] {
+                _ = try await stage.original(for: url, from: downloader, revalidating: .whenStale)
+                _ = try await stage.original(for: url, from: downloader, revalidating: .whenStale)
+            }
+            #expect(origin.requestCount("/fresh") == 1 && origin.requestCount("/plain") == 1)
+            #expect(origin.requestCount("/stale") == 2 && origin.requestCount("/no-cache") == 2)
+            #expect(origin.requestHeaders("/stale").last?["if-none-match"] == "\"/stale\"")
+            #expect(origin.requestHeaders("/no-cache").last?["if-none-match"] == "\"/no-cache\"")
+            #expect(stage.notModifiedCount == 2)
+            // From disk, in a stage with an empty memory tier: the same rule.
+            await cache.flush()
+            let second = Self.stage(TieredCache<OriginalData>(disk: disk, memoryBytes: 1 << 20))
+            for url in [fresh, plain, stale, noCache] { _ = try await second.original(for: url, from: downloader, revalidating: .whenStale) }
+            #expect(origin.requestCount("/fresh") == 1 && origin.requestCount("/plain") == 1)
+            #expect(origin.requestCount("/stale") == 3 && origin.requestCount("/no-cache") == 3)
+        }
+        await cache.flush()
+    }
+
+    @Test("stale-if-error: a failed check (a 5xx, a refused connection) answers the stale copy within it; a 4xx, or no stale-if-error, is the error")
+    func staleIfError() async throws {
+        let directory = try TemporaryDirectory()
+        let cache = TieredCache<OriginalData>(disk: DiskCache(directory: directory.url), memoryBytes: 1 << 20)
+        let stage = Self.stage(cache)
+        var sieURL: URL?
+        try await Self.withOrigin { origin, downloader in
+            sieURL = origin.url("/sie")
+            origin.route("/sie", .init(body: Self.bytes, contentType: "image/png", headers: [("Cache-Control", "max-age=0, stale-if-error=600")]))
+            origin.route("/strict", .init(body: Self.bytes, contentType: "image/png", headers: [("Cache-Control", "max-age=0")]))
+            origin.route("/gone", .init(body: Self.bytes, contentType: "image/png", headers: [("Cache-Control", "max-age=0, stale-if-error=600")]))
+            for path in ["/sie", "/strict", "/gone"] {
+                _ = try await stage.original(for: origin.url(path), from: downloader, revalidating: .whenStale)
+            }
+            origin.route("/sie", .status(503))
+            origin.route("/strict", .status(503))
+            origin.route("/gone", .status(404))
+            let served = try await stage.original(for: origin.url("/sie"), from: downloader, revalidating: .whenStale)
+            #expect(served.data == Data(Self.bytes))
+            await #expect(throws: WebImageError.self) {
+                try await stage.original(for: origin.url("/strict"), from: downloader, revalidating: .whenStale)
+            }
+            do {
+                _ = try await stage.original(for: origin.url("/gone"), from: downloader, revalidating: .whenStale)
+                Issue.record("a 404 answered the stale copy")
+            } catch {
+                #expect((error as? WebImageError)?.httpStatusCode == 404)
+            }
+            #expect(origin.requestCount("/sie") == 2 && origin.requestCount("/strict") == 2 && origin.requestCount("/gone") == 2)
+        }
+        // The origin is gone: a refused connection within stale-if-error still answers the copy.
+        try await ImageDownloader.withDownloader { downloader in
+            let served = try await stage.original(for: try #require(sieURL), from: downloader, revalidating: .whenStale)
+            #expect(served.data == Data(Self.bytes))
         }
         await cache.flush()
     }
@@ -332,7 +411,7 @@ struct OriginalStageTests {
 
             // The source answers the check 304, now with a longer lifetime.
             origin.route("/a", .init(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=600")]))
-            let renewed = try await stage.original(for: url, from: downloader, revalidating: true)
+            let renewed = try await stage.original(for: url, from: downloader, revalidating: .always)
             #expect(origin.requestHeaders("/a").last?["if-none-match"] == "\"v1\"")
             #expect(renewed.data == Data(png) && renewed.freshness?.lifetime == 600 && renewed.cacheControl == "max-age=600")
             await originals.flush()

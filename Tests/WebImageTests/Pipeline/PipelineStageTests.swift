@@ -116,14 +116,34 @@ struct PipelineStageTests {
         let stage = Self.stage(cache)
         let maker = Maker()
         maker.open()
-        #expect(try await stage.value(forKey: "k", revalidating: true, make: maker.make(3, store: .none)) == 3)
+        #expect(try await stage.value(forKey: "k", revalidating: { _ in true }, make: maker.make(3, store: .none)) == 3)
         #expect(maker.given == [3] && cache.state.withLock { $0.stores.isEmpty && $0.renewals.isEmpty })
         // A 304 that renewed the stored value's metadata.
-        #expect(try await stage.value(forKey: "k", revalidating: true, make: maker.make(3, store: .metadata)) == 3)
+        #expect(try await stage.value(forKey: "k", revalidating: { _ in true }, make: maker.make(3, store: .metadata)) == 3)
         #expect(maker.given == [3, 3] && cache.state.withLock { $0.stores.isEmpty && $0.renewals["k"] == 1 })
         // Changed at the source: the new value replaces the stored one.
-        #expect(try await stage.value(forKey: "k", revalidating: true, make: maker.make(4)) == 4)
+        #expect(try await stage.value(forKey: "k", revalidating: { _ in true }, make: maker.make(4)) == 4)
         #expect(maker.given == [3, 3, 3] && cache.state.withLock { ($0.memory["k"], $0.stores["k"], $0.renewals["k"]) } == (4, 1, 1))
+    }
+
+    @Test("revalidating is asked of each stored value, in memory and in the slower tier: only the values it picks go to make")
+    func selectiveRevalidation() async throws {
+        let cache = CountingCache()
+        cache.state.withLock { s in
+            s.memory["m-keep"] = 1
+            s.memory["m-check"] = 2
+            s.slow["s-keep"] = 3
+            s.slow["s-check"] = 4
+        }
+        let stage = Self.stage(cache)
+        let maker = Maker()
+        maker.open()
+        let evenOnes: @Sendable (Int) -> Bool = { $0 % 2 == 0 }
+        for key in ["m-keep", "m-check", "s-keep", "s-check"] {
+            _ = try await stage.value(forKey: key, revalidating: evenOnes, make: maker.make(10))
+        }
+        #expect(maker.given == [2, 4], "make saw only the stored values the check picked")
+        #expect(cache.state.withLock { $0.slowReads } == 3, "a memory hit that needs no check reads nothing more")
     }
 
     @Test("a failure is not stored: the next caller runs make again")
