@@ -90,6 +90,12 @@ package struct HTTPFreshness: Sendable, Hashable {
         return .stale(staleIfErrorAllowed: staleness < staleIfError)
     }
 
+    /// Whether a stale copy may stand in, within `stale-if-error`, for a revalidation the
+    /// source answered with `status` (RFC 5861 §4: a failure that would make a 5xx): a 5xx
+    /// may, a 4xx may not (the source said the image is gone or refused). A revalidation
+    /// with no answer at all (a transfer error, a timeout) is not a status and may.
+    package static func staleCopyMayAnswer(status: Int) -> Bool { status >= 500 }
+
     /// The directives of a `Cache-Control` value, names lowercased, values unquoted (the
     /// proxy reads a source's `no-store` with it too).
     package static func directives(_ value: String) -> [String: String?] {

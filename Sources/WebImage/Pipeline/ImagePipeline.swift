@@ -209,11 +209,18 @@ final class ImagePipeline: Sendable {
                     }
                     task.finish(request.result(hit), isLast: true)
                 }
-            } catch where staleIfError && error.code != .cancelled {
+            } catch where staleIfError && error.code != .cancelled && Self.staleCopyMayAnswer(error) {
                 Self.logger.debug("Serving stale \(request.url.redactedForLog) (stale-if-error): \(error)")
                 task.finish(request.result(hit), isLast: true)
             }
         }
+    }
+
+    /// Whether a stale copy may stand in for a revalidation that failed with `error`: any
+    /// failure but a status the source answered below 500 (``HTTPFreshness/staleCopyMayAnswer(status:)``).
+    private static func staleCopyMayAnswer(_ error: WebImageError) -> Bool {
+        guard error.code == .invalidDownloadStatusCode, let status = error.httpStatusCode else { return true }
+        return HTTPFreshness.staleCopyMayAnswer(status: status)
     }
 
     /// Revalidates after a stale hit was delivered: a 304 refreshes the stored freshness,

@@ -75,7 +75,8 @@ package final class OriginalStage<Failure: Error>: Sendable {
                 if let stored, !Task.isCancelled, Self.mayServeStale(stored) { return .init(stored, store: .none) }
                 throw error
             }
-            if case .status(let http) = outcome, http.statusCode >= 500, let stored, Self.mayServeStale(stored) {
+            if case .status(let http) = outcome, HTTPFreshness.staleCopyMayAnswer(status: http.statusCode), let stored,
+               Self.mayServeStale(stored) {
                 return .init(stored, store: .none)
             }
             return try made(outcome, of: url, stored: stored)
@@ -102,9 +103,9 @@ package final class OriginalStage<Failure: Error>: Sendable {
         }
     }
 
-    /// Whether a stale copy may stand in for a check that failed (RFC 5861 `stale-if-error`,
-    /// or within `stale-while-revalidate`): a transfer error, or a 5xx status. A 4xx is an
-    /// answer, not an error: the source is gone or refused.
+    /// Whether `stored` may stand in for a check that failed (a transfer error, or a status
+    /// ``HTTPFreshness/staleCopyMayAnswer(status:)`` allows: a 5xx, not a 4xx): within its
+    /// `stale-if-error`, or its `stale-while-revalidate`.
     static func mayServeStale(_ stored: OriginalData) -> Bool {
         switch stored.freshness?.state(at: Date()) {
         case .stale(staleIfErrorAllowed: true), .staleWhileRevalidate: return true

@@ -99,7 +99,7 @@ struct ImageManagerFreshnessTests {
         await f.shutdown()
     }
 
-    @Test("stale-if-error serves the stale image when the origin fails; must-revalidate does not")
+    @Test("stale-if-error serves the stale image when the origin fails (a 5xx, not a 4xx: RFC 5861 §4); must-revalidate does not")
     func staleIfError() async throws {
         let (f, url) = try await Self.fixture("/sie.png", [("Cache-Control", "max-age=0, stale-if-error=600")])
         _ = await f.loadAll(url, options: Self.store)
@@ -108,6 +108,10 @@ struct ImageManagerFreshnessTests {
         #expect(served.map(\.cacheType) == [.memory])
         #expect(served.first?.error == nil)
         #expect(f.origin.requestCount("/sie.png") == 2)
+        // The source says the image is gone: an answer, not a failure a stale copy stands in for.
+        f.origin.route("/sie.png", .status(404))
+        #expect(await f.loadAll(url).map(\.error?.httpStatusCode) == [404])
+        #expect(f.origin.requestCount("/sie.png") == 3)
         await f.shutdown()
 
         let (g, strict) = try await Self.fixture("/strict.png", [("Cache-Control", "max-age=0, must-revalidate, stale-if-error=600")])
