@@ -29,14 +29,25 @@ struct DiskCacheTests {
         #expect(await cache.totalCount() == 0 && cache.totalSizeIsZeroOnDisk)
     }
 
+    /// A cache whose write line holds 100 bytes.
+    static func cacheWithShortLine(in dir: TemporaryDirectory) -> DiskCache {
+        var config = DiskCache.Config()
+        config.maxQueuedWriteBytes = 100
+        return DiskCache(directory: dir.url, config: config)
+    }
+
+    /// Stalls `cache`'s I/O queue (a stuck disk) until the returned semaphore is signalled.
+    static func stall(_ cache: DiskCache) -> DispatchSemaphore {
+        let gate = DispatchSemaphore(value: 0)
+        cache.ioQueue.async { gate.wait() }
+        return gate
+    }
+
     @Test("the write line is bounded: past maxQueuedWriteBytes a write fails at once with cacheIOFailed; one larger than the limit goes alone")
     func boundedWriteLine() async throws {
         let dir = try TemporaryDirectory()
-        var config = DiskCache.Config()
-        config.maxQueuedWriteBytes = 100
-        let cache = DiskCache(directory: dir.url, config: config)
-        let gate = DispatchSemaphore(value: 0)
-        cache.ioQueue.async { gate.wait() }   // a stalled disk
+        let cache = Self.cacheWithShortLine(in: dir)
+        let gate = Self.stall(cache)
         let results = Mutex<[String: Result<Void, WebImageError>]>([:])
         let done = { @Sendable (key: String) in { @Sendable (result: Result<Void, WebImageError>) in results.withLock { $0[key] = result } } }
         cache.store(Data(repeating: 1, count: 60), forKey: "a", completion: done("a"))
@@ -65,12 +76,9 @@ struct DiskCacheTests {
     @Test("a renewal's extended data goes through the same bounded line: queued within maxQueuedWriteBytes, dropped past it, applied in order after the writes before it")
     func boundedRenewals() async throws {
         let dir = try TemporaryDirectory()
-        var config = DiskCache.Config()
-        config.maxQueuedWriteBytes = 100
-        let cache = DiskCache(directory: dir.url, config: config)
+        let cache = Self.cacheWithShortLine(in: dir)
         try await cache.store(Data([1]), forKey: "old")
-        let gate = DispatchSemaphore(value: 0)
-        cache.ioQueue.async { gate.wait() }   // a stalled disk
+        let gate = Self.stall(cache)
         cache.store(Data(repeating: 2, count: 30), forKey: "new", completion: { _ in })
         // After the write queued before it: the entry exists by the time it runs.
         #expect(cache.setExtendedDataInBackground(Data(repeating: 65, count: 60), forKey: "new"))
