@@ -9,8 +9,8 @@ import WebImageCodecs
 /// - the built-in examples, from memory;
 /// - http(s): the cached stage (a bounded memory tier, else the disk cache), else the
 ///   downloader (``SourceDownload``; its ``WebImage/HopPolicy`` checks the source and every
-///   redirect hop). A cached copy its source's `Cache-Control` or `Expires` says is stale
-///   (or `no-cache`) is revalidated first, conditionally (a 304 costs no transfer and renews
+///   redirect hop). A cached copy its source's `Cache-Control` (`s-maxage` first: this is
+///   a shared cache) or `Expires` says is stale (or `no-cache`) is revalidated first, conditionally (a 304 costs no transfer and renews
 ///   it); within `stale-if-error`, a failed check (a transfer error, a 5xx) renders the
 ///   stale copy. A copy whose source sent no caching header is kept as long as the cache
 ///   keeps it;
@@ -60,9 +60,11 @@ final class SourceFetcher: Sendable {
         self.s3 = s3
         self.querySeparator = querySeparator
         originals = OriginalStage(cache: ProxyTracing.cache(cache, stage: "source", tracing: tracing),
-                                  failure: { ProxyError($0) }, waitFailure: ProxyError.init(waiting:)) { url in
-            (url.scheme == "s3" ? Self.s3Revalidations : Self.httpRevalidations).increment()
-        }
+                                  failure: { ProxyError($0) }, waitFailure: ProxyError.init(waiting:),
+                                  onNotModified: { url in
+                                      (url.scheme == "s3" ? Self.s3Revalidations : Self.httpRevalidations).increment()
+                                  },
+                                  shared: true)
     }
 
     /// The bytes of `url`.

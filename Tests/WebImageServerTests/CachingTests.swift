@@ -113,17 +113,21 @@ struct CachingTests {
             origin.route("/stale.jpg", stale)
             origin.route("/fresh.jpg", .init(body: jpeg, contentType: "image/jpeg", headers: [("Cache-Control", "max-age=3600")]))
             origin.route("/plain.jpg", .init(body: jpeg, contentType: "image/jpeg"))
+            // This is a shared cache: s-maxage is its lifetime, whatever max-age says.
+            origin.route("/shared.jpg", .init(body: jpeg, contentType: "image/jpeg", headers: [("Cache-Control", "max-age=0, s-maxage=3600")]))
+            origin.route("/private.jpg", .init(body: jpeg, contentType: "image/jpeg", headers: [("Cache-Control", "max-age=3600, s-maxage=0")]))
             try await ProxyHarness.with(.unsigned) { proxy in
                 func render(_ path: String, _ options: String) async throws -> DecodedImage {
                     let answer = try await proxy.get(ProxyHarness.unsafePath(origin.url(path), options))
                     #expect(answer.status == 200, "\(path) \(options)")
                     return try Fixtures.decode(answer.body)
                 }
-                for path in ["/fresh.jpg", "/plain.jpg", "/stale.jpg"] {
+                for path in ["/fresh.jpg", "/plain.jpg", "/stale.jpg", "/shared.jpg", "/private.jpg"] {
                     _ = try await render(path, "rs:fit:150:150")
                     _ = try await render(path, "rs:fill:90:90")
                 }
                 #expect(origin.requestCount("/fresh.jpg") == 1 && origin.requestCount("/plain.jpg") == 1)
+                #expect(origin.requestCount("/shared.jpg") == 1 && origin.requestCount("/private.jpg") == 2)
                 #expect(origin.requestCount("/stale.jpg") == 2)
                 #expect(origin.requestHeaders("/stale.jpg").last?["if-none-match"] == "\"v1\"")
 

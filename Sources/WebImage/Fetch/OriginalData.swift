@@ -56,10 +56,11 @@ package struct OriginalData: Sendable, DiskStorable {
     package var validator: String? { etag ?? lastModified }
 
     /// This copy as a 304 (`http`) renews it: its validators and freshness as the library
-    /// renews a stored entry's (``HTTPValidators/renewed(by:at:)``), and the `Cache-Control`
-    /// and `Expires` the 304 sent in place of the stored ones. The bytes are the same.
-    package func renewed(by http: HTTPResponseInfo?, at now: Date = Date()) -> OriginalData {
-        let validators = validators.renewed(by: http, at: now)
+    /// renews a stored entry's (``HTTPValidators/renewed(by:at:shared:)``), and the
+    /// `Cache-Control` and `Expires` the 304 sent in place of the stored ones. The bytes are
+    /// the same.
+    package func renewed(by http: HTTPResponseInfo?, at now: Date = Date(), shared: Bool = false) -> OriginalData {
+        let validators = validators.renewed(by: http, at: now, shared: shared)
         var renewed = self
         (renewed.etag, renewed.lastModified, renewed.freshness) = (validators.etag, validators.lastModified, validators.freshness)
         if let cacheControl = http?.headers["Cache-Control"] { renewed.cacheControl = cacheControl }

@@ -48,7 +48,12 @@ package struct HTTPFreshness: Sendable, Hashable {
 
     /// The freshness `headers` give a response received at `receivedAt`; `nil` when they
     /// hold no caching header (`Cache-Control`, `Expires`, `Pragma`).
-    package init?(headers: HTTPHeaderFields, receivedAt: Date) {
+    ///
+    /// - Parameter shared: for a cache that serves many users (the proxy's source cache),
+    ///   which RFC 9111 §5.2.2.10 gives `s-maxage`: it then stands for `max-age` and
+    ///   `Expires`, and forbids serving the copy stale (`proxy-revalidate`). A private cache
+    ///   (the library's) ignores it.
+    package init?(headers: HTTPHeaderFields, receivedAt: Date, shared: Bool = false) {
         let cacheControl = headers["Cache-Control"]
         let expiresHeader = headers["Expires"]
         let pragma = headers["Pragma"]?.lowercased().contains("no-cache") ?? false
@@ -59,7 +64,10 @@ package struct HTTPFreshness: Sendable, Hashable {
             return TimeInterval(max(n, 0))
         }
         var lifetime: TimeInterval?
-        if let maxAge = seconds("max-age") {
+        let sharedMaxAge = shared ? seconds("s-maxage") : nil
+        if let sharedMaxAge {
+            lifetime = sharedMaxAge
+        } else if let maxAge = seconds("max-age") {
             lifetime = maxAge
         } else if let expiresHeader {
             // An invalid Expires ("0", "-1") means already expired (RFC 9111 §5.3).
@@ -73,7 +81,8 @@ package struct HTTPFreshness: Sendable, Hashable {
         let noCache = directives.keys.contains("no-cache") || (cacheControl == nil && pragma)
         self.init(
             receivedAt: receivedAt, lifetime: noCache ? 0 : lifetime, requiresRevalidation: noCache,
-            mustRevalidate: directives.keys.contains("must-revalidate") || directives.keys.contains("proxy-revalidate"),
+            mustRevalidate: directives.keys.contains("must-revalidate") || directives.keys.contains("proxy-revalidate")
+                || sharedMaxAge != nil,
             staleWhileRevalidate: seconds("stale-while-revalidate") ?? 0, staleIfError: seconds("stale-if-error") ?? 0,
             noStore: directives.keys.contains("no-store"))
     }

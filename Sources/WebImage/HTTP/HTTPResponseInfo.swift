@@ -25,10 +25,13 @@ public struct HTTPResponseInfo: Sendable, Hashable {
 
     /// `ETag` and `Last-Modified`, for a later conditional request, and the freshness
     /// the caching headers give (counted from now).
-    public var validators: HTTPValidators {
+    public var validators: HTTPValidators { validators(shared: false) }
+
+    /// ``validators``, with the freshness a shared cache (`shared`) reads (`s-maxage`).
+    package func validators(shared: Bool) -> HTTPValidators {
         HTTPValidators(
             etag: headers["ETag"], lastModified: headers["Last-Modified"],
-            freshness: HTTPFreshness(headers: headers, receivedAt: Date()))
+            freshness: HTTPFreshness(headers: headers, receivedAt: Date(), shared: shared))
     }
 
     /// Whether `Cache-Control` says `no-store`: the response must not be written to disk.

@@ -36,10 +36,11 @@ public struct HTTPValidators: Sendable, Hashable {
 
 extension HTTPValidators {
     /// These stored validators as a 304 (`http`) renews them (RFC 9111 §4.3.4): the
-    /// validators it sent replace the stored ones, and its freshness replaces theirs; a 304
-    /// that sent no caching header restarts the stored lifetime from `now`.
-    package func renewed(by http: HTTPResponseInfo?, at now: Date = Date()) -> HTTPValidators {
-        let new = http?.validators
+    /// validators it sent replace the stored ones, and its freshness (as a `shared` cache
+    /// reads it, or a private one) replaces theirs; a 304 that sent no caching header
+    /// restarts the stored lifetime from `now`.
+    package func renewed(by http: HTTPResponseInfo?, at now: Date = Date(), shared: Bool = false) -> HTTPValidators {
+        let new = http?.validators(shared: shared)
         var renewed = self
         if let etag = new?.etag { renewed.etag = etag }
         if let lastModified = new?.lastModified { renewed.lastModified = lastModified }

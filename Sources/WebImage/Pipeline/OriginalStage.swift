@@ -25,6 +25,8 @@ package final class OriginalStage<Failure: Error>: Sendable {
     private let stage: PipelineStage<OriginalData, Failure>
     /// Whether the stage has a cache, so a fetched copy may be kept.
     private let keepsCopies: Bool
+    /// Whether its cache serves many users, which read `s-maxage` (``HTTPFreshness``).
+    private let isShared: Bool
     private let failure: @Sendable (WebImageError) -> Failure
     private let onNotModified: @Sendable (URL) -> Void
     private let notModified = Atomic<Int>(0)
@@ -35,12 +37,16 @@ package final class OriginalStage<Failure: Error>: Sendable {
     ///     body, a 304 with nothing stored), given as the library's error.
     ///   - waitFailure: the error for a joiner that stopped waiting (cancelled, timed out).
     ///   - onNotModified: called with the source's URL for each revalidation answered 304 (metrics).
+    ///   - shared: the cache serves many users (the proxy's): a copy's freshness reads
+    ///     `s-maxage`, as RFC 9111 gives it to shared caches.
     package init(
         cache: (any PipelineStageCache<OriginalData>)?, failure: @escaping @Sendable (WebImageError) -> Failure,
-        waitFailure: @escaping @Sendable (WaitError) -> Failure, onNotModified: @escaping @Sendable (URL) -> Void = { _ in }
+        waitFailure: @escaping @Sendable (WaitError) -> Failure, onNotModified: @escaping @Sendable (URL) -> Void = { _ in },
+        shared: Bool = false
     ) {
         stage = PipelineStage(cache: cache, waitFailure: waitFailure)
         keepsCopies = cache != nil
+        isShared = shared
         self.failure = failure
         self.onNotModified = onNotModified
     }
@@ -124,7 +130,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
             // library's HTTPCachePolicy.respectHeaders reads this stage's entries as its
             // own. Computed here, not in every fetch: only a copy that is kept needs it.
             if keepsCopies, original.freshness == nil, let http {
-                original.freshness = HTTPFreshness(headers: http.headers, receivedAt: Date())
+                original.freshness = HTTPFreshness(headers: http.headers, receivedAt: Date(), shared: isShared)
             }
             return .init(original)
         case .notModified(let http):
@@ -134,7 +140,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
             // The 304's headers renew the stored copy's metadata; its bytes stay. A 304 that
             // changed nothing (S3's, which carries no headers, of a copy with no freshness)
             // writes nothing.
-            let renewed = stored.renewed(by: http)
+            let renewed = stored.renewed(by: http, shared: isShared)
             let changed = renewed.storedEntry.extendedData != stored.storedEntry.extendedData
             return .init(renewed, store: changed && !renewed.isNoStore ? .metadata : .none)
         case .status(let http):

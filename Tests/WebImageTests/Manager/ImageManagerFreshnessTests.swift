@@ -190,6 +190,21 @@ struct HTTPFreshnessTests {
         #expect(try #require(Self.freshness(["Cache-Control": "public"])).state(at: .distantFuture) == .fresh)
     }
 
+    @Test("s-maxage is a shared cache's (RFC 9111 §5.2.2.10): it wins over max-age and Expires there, and forbids serving stale; a private cache ignores it")
+    func sharedMaxAge() throws {
+        let headers: HTTPHeaderFields = ["Cache-Control": "max-age=0, s-maxage=600, stale-if-error=900"]
+        let shared = try #require(HTTPFreshness(headers: headers, receivedAt: Self.t0, shared: true))
+        #expect(shared.lifetime == 600)
+        #expect(shared.state(at: Self.t0.addingTimeInterval(300)) == .fresh)
+        #expect(shared.state(at: Self.t0.addingTimeInterval(700)) == .stale(staleIfErrorAllowed: false))
+        let own = try #require(Self.freshness(headers))
+        #expect(own.lifetime == 0)
+        #expect(own.state(at: Self.t0.addingTimeInterval(300)) == .stale(staleIfErrorAllowed: true))
+        let expires: HTTPHeaderFields = ["Expires": "Thu, 01 Jan 1970 00:00:00 GMT", "Cache-Control": "s-maxage=60"]
+        #expect(HTTPFreshness(headers: expires, receivedAt: Self.t0, shared: true)?.lifetime == 60)
+        #expect(Self.freshness(expires)?.lifetime == 0)
+    }
+
     @Test("freshness survives the round trip through the disk entry's extended data")
     func roundTrip() throws {
         let f = try #require(Self.freshness(["Cache-Control": "max-age=100, no-cache, stale-if-error=5"]))
