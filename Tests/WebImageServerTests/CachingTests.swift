@@ -68,27 +68,32 @@ struct CachingTests {
         }
     }
 
-    /// The `no-store` rule both source kinds (http and S3) keep by: a directive of the
-    /// source's `Cache-Control`, in any case and place, not a substring of another one.
+    /// The rule both source kinds (http and S3) are kept by: `no-store`, and in a shared
+    /// cache `private`, as directives of the source's `Cache-Control`, in any case and
+    /// place, not substrings of another one.
     @Test func noStoreIsADirectiveOfTheSourcesCacheControl() {
-        func source(_ cacheControl: String?) -> OriginalData {
+        func kept(_ cacheControl: String?, shared: Bool = true) -> Bool {
             OriginalData(data: Data([1]), etag: nil, lastModified: nil, cacheControl: cacheControl, expires: nil)
+                .mayBeKept(shared: shared)
         }
-        #expect(source("no-store").isNoStore)
-        #expect(source("private, No-Store").isNoStore)
-        #expect(source("max-age=0 , no-store ,must-revalidate").isNoStore)
-        #expect(!source(nil).isNoStore)
-        #expect(!source("no-cache, max-age=60").isNoStore)
-        #expect(!source("x-no-store-hint=1").isNoStore)
+        #expect(!kept("no-store") && !kept("no-store", shared: false))
+        #expect(!kept("public, No-Store"))
+        #expect(!kept("max-age=0 , no-store ,must-revalidate"))
+        #expect(!kept("Private, max-age=60") && kept("private, max-age=60", shared: false))
+        #expect(kept(nil))
+        #expect(kept("no-cache, max-age=60"))
+        #expect(kept("x-no-store-hint=1") && kept("x-private=1"))
     }
 
-    /// A source answered with `Cache-Control: no-store` is used for the render that asked
-    /// and not kept: another size of it goes to the origin again (its source stage's `make`
-    /// says `store: .none`), while the result itself is cached as any other.
-    @Test func aNoStoreSourceIsNotKept() async throws {
+    /// A source answered with `Cache-Control: no-store` (or `private`, which a shared cache
+    /// must not keep either) is used for the render that asked and not kept: another size of
+    /// it goes to the origin again (its source stage's `make` says `store: .none`), while the
+    /// result itself is cached as any other.
+    @Test(arguments: ["no-store", "private, max-age=3600"])
+    func aNoStoreSourceIsNotKept(_ cacheControl: String) async throws {
         try await TestOrigin.with(host: "127.0.0.2") { origin in
             origin.route("/ns.jpg", .init(body: try Fixtures.landscapeJPEG(), contentType: "image/jpeg",
-                                          headers: [("Cache-Control", "no-store")]))
+                                          headers: [("Cache-Control", cacheControl)]))
             try await ProxyHarness.with(.unsigned) { proxy in
                 let path = ProxyHarness.unsafePath(origin.url("/ns.jpg"), "rs:fit:150:150")
                 #expect(try await proxy.get(path).status == 200)

@@ -46,10 +46,12 @@ package struct OriginalData: Sendable, DiskStorable {
     /// The bytes are the weight in memory.
     package var memoryCost: Int { data.count }
 
-    /// Whether the source said `Cache-Control: no-store` (then no cache keeps it), read as
-    /// the library reads a response's (``HTTPResponseInfo/isNoStore``).
-    package var isNoStore: Bool {
-        cacheControl.map { HTTPFreshness.directives($0).keys.contains("no-store") } ?? false
+    /// Whether a cache may keep this copy: not when the source said `no-store`, nor, for a
+    /// cache that serves many users (`shared`), `private` (RFC 9111 §5.2.2.7).
+    package func mayBeKept(shared: Bool) -> Bool {
+        guard let cacheControl else { return true }
+        let directives = HTTPFreshness.directives(cacheControl)
+        return !directives.keys.contains("no-store") && !(shared && directives.keys.contains("private"))
     }
 
     /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.

@@ -3,14 +3,15 @@ import Synchronization
 
 /// Stage A of the pipeline, originals: a source's encoded bytes by key, from the stage's
 /// cache (memory, then disk) or none, else fetched once for every caller that asks at the
-/// same time (``ImageFetching``), then stored unless the source said `no-store`.
+/// same time (``ImageFetching``), then stored unless the source said `no-store` (or, to a
+/// shared cache, `private`).
 ///
 /// ```
 /// memory ─ hit (not to be revalidated) → bytes
 ///   └─ one run per key ─ stored copy ─ hit (not to be revalidated: ``Revalidation``) → bytes
 ///        └─ fetch (conditional on the stored copy's validators when revalidating)
 ///             ├─ failed (a transfer error, a 5xx) within stale-if-error → the stored copy
-///             ├─ body, not empty → stored with its freshness, unless no-store → bytes
+///             ├─ body, not empty → stored with its freshness, unless no-store (or private, shared) → bytes
 ///             ├─ not modified → the stored copy, its metadata renewed by the 304 (the bytes not rewritten)
 ///             └─ a status, an empty body, a 304 with no stored copy → the stage's error
 /// ```
@@ -124,8 +125,9 @@ package final class OriginalStage<Failure: Error>: Sendable {
         switch outcome {
         case .body(var original, let http):
             guard !original.data.isEmpty else { throw failure(.badImageData("The source is empty")) }
-            // Cache-Control: no-store from the source is honoured: not written.
-            guard !original.isNoStore else { return .init(original, store: .none) }
+            // Cache-Control: no-store from the source is honoured (and private, in a shared
+            // cache): given to the caller, not kept.
+            guard original.mayBeKept(shared: isShared) else { return .init(original, store: .none) }
             // A kept copy carries its freshness, as the library's entries do, so the
             // library's HTTPCachePolicy.respectHeaders reads this stage's entries as its
             // own. Computed here, not in every fetch: only a copy that is kept needs it.
@@ -142,7 +144,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
             // writes nothing.
             let renewed = stored.renewed(by: http, shared: isShared)
             let changed = renewed.storedEntry.extendedData != stored.storedEntry.extendedData
-            return .init(renewed, store: changed && !renewed.isNoStore ? .metadata : .none)
+            return .init(renewed, store: changed && renewed.mayBeKept(shared: isShared) ? .metadata : .none)
         case .status(let http):
             throw failure(WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode))
         }
