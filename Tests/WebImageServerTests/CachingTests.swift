@@ -83,6 +83,8 @@ struct CachingTests {
         #expect(kept(nil))
         #expect(kept("no-cache, max-age=60"))
         #expect(kept("x-no-store-hint=1") && kept("x-private=1"))
+        // A qualified private names header fields a shared cache must drop; a source copy keeps none.
+        #expect(kept("private=\"Set-Cookie\", max-age=60"))
     }
 
     /// A source answered with `Cache-Control: no-store` (or `private`, which a shared cache

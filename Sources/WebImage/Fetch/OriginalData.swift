@@ -47,11 +47,14 @@ package struct OriginalData: Sendable, DiskStorable {
     package var memoryCost: Int { data.count }
 
     /// Whether a cache may keep this copy: not when the source said `no-store`, nor, for a
-    /// cache that serves many users (`shared`), `private` (RFC 9111 §5.2.2.7).
+    /// cache that serves many users (`shared`), `private` (RFC 9111 §5.2.2.7). A qualified
+    /// `private="Set-Cookie"` names only header fields, which this copy does not keep.
     package func mayBeKept(shared: Bool) -> Bool {
         guard let cacheControl else { return true }
         let directives = HTTPFreshness.directives(cacheControl)
-        return !directives.keys.contains("no-store") && !(shared && directives.keys.contains("private"))
+        if directives.keys.contains("no-store") { return false }
+        guard shared, case .some(.none) = directives["private"] else { return true }
+        return false
     }
 
     /// The validator a result's ETag hashes: the source's ETag, else its Last-Modified.
