@@ -10,7 +10,8 @@ extension ImageDownloader {
         let status = info.statusCode
         if status == 304 { return }
         guard config.acceptableStatusCodes.contains(status) else {
-            throw WebImageError(.invalidDownloadStatusCode, "HTTP \(status)", httpStatusCode: status)
+            throw WebImageError(.invalidDownloadStatusCode, "HTTP \(status)", httpStatusCode: status,
+                                underlying: ResponseCause(http: info))
         }
         // The media type is parsed only when the config restricts it.
         guard config.acceptableContentTypes == nil || config.accepts(mimeType: info.mimeType) else {

@@ -7,10 +7,9 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         do {
             return try await fetch(url, validators: validators, options: [])
         } catch where error.code == .invalidDownloadStatusCode {
-            // A status the config does not accept is an answer too, for the stage to judge;
-            // the transfer kept only its status.
-            guard let status = error.httpStatusCode else { throw error }
-            return .status(HTTPResponseInfo(statusCode: status, headers: [:], url: url))
+            // A status the config does not accept is an answer too, for the stage to judge.
+            guard let http = (error.underlyingError as? ResponseCause)?.http else { throw error }
+            return .status(http)
         }
     }
 
@@ -115,7 +114,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     /// one, or cannot use it. The response rides along as the underlying error.
     static func notModified(_ url: URL, http: HTTPResponseInfo?) -> WebImageError {
         WebImageError(.cacheNotModified, "Not modified: \(url.redactedForLog)", httpStatusCode: 304,
-                      underlying: http.map(NotModifiedResponse.init(http:)))
+                      underlying: http.map(ResponseCause.init(http:)))
     }
 
     /// The error of a body that is empty, for the forms that decode or hand over only images.

@@ -64,6 +64,10 @@ final class FailedURLSet: Sendable {
     func insert(_ url: URL, error: WebImageError) {
         guard policy.capacity > 0, policy.timeToLive > 0 else { return }
         let expires = now() + policy.timeToLive
+        // The error's code, message and status say why; the response a refused status
+        // carries (its headers) would make each of up to `capacity` entries weigh more.
+        var error = error
+        if error.underlyingError is ResponseCause { error.underlyingError = nil }
         state.withLock { s in
             s.nextSequence += 1
             s.entries[url] = Entry(error: error, expires: expires, sequence: s.nextSequence)

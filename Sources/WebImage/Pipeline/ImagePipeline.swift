@@ -330,7 +330,7 @@ final class ImagePipeline: Sendable {
         do throws(WebImageError) {
             return .response(try await loader.loadImage(with: url, options: options, context: context, observer: observer))
         } catch where error.code == .cacheNotModified {
-            return .notModified((error.underlyingError as? NotModifiedResponse)?.http)
+            return .notModified((error.underlyingError as? ResponseCause)?.http)
         }
     }
 

@@ -31,6 +31,20 @@ struct FailedURLSetTests {
         #expect(set.count == 0)
     }
 
+    @Test("an entry keeps the error's code, message and status, not the response a refused status carries")
+    func keepsNoResponse() throws {
+        let set = FailedURLSet(policy: FailedURLPolicy(), now: ManualClock().now)
+        let response = HTTPResponseInfo(statusCode: 404, headers: ["X-Padding": String(repeating: "x", count: 4096)], url: Self.url(1))
+        set.insert(Self.url(1), error: WebImageError(.invalidDownloadStatusCode, "HTTP 404", httpStatusCode: 404,
+                                                     underlying: ResponseCause(http: response)))
+        let kept = try #require(set.entry(for: Self.url(1)))
+        #expect(kept.code == .invalidDownloadStatusCode && kept.message == "HTTP 404" && kept.httpStatusCode == 404)
+        #expect(kept.underlyingError == nil)
+        // Any other cause stays.
+        set.insert(Self.url(2), error: WebImageError(.timedOut, "slow", underlying: Self.notFound))
+        #expect(set.entry(for: Self.url(2))?.underlyingError is WebImageError)
+    }
+
     @Test("the set is bounded: the least recently used entry goes first")
     func bounded() {
         let set = FailedURLSet(policy: FailedURLPolicy(capacity: 3), now: ManualClock().now)

@@ -25,7 +25,7 @@ struct OriginalStageTests {
         }
     }
 
-    @Test("the downloader's fetch: a 304, an empty body and a status are outcomes, with their headers when the config lets the status through")
+    @Test("the downloader's fetch: a 304, an empty body and a status (let through by the config or not) are outcomes with their headers")
     func downloaderOutcomes() async throws {
         var config = DownloaderConfig.default
         config.acceptableStatusCodes = Set(200..<300).union([429])
@@ -33,7 +33,7 @@ struct OriginalStageTests {
             origin.route("/304", .init(status: 304, headers: [("Cache-Control", "max-age=60")]))
             origin.route("/empty", .init(status: 200, contentType: "image/png", headers: [("ETag", "\"e\"")]))
             origin.route("/429", .init(status: 429, body: Array("slow down".utf8), headers: [("Retry-After", "7")]))
-            origin.route("/404", .status(404))
+            origin.route("/404", .init(status: 404, headers: [("X-Reason", "gone")]))
 
             guard case .notModified(let notModified) = try await downloader.fetch(origin.url("/304"), validators: nil) else {
                 Issue.record("a 304 is .notModified")
@@ -56,12 +56,12 @@ struct OriginalStageTests {
             #expect(refused.statusCode == 429)
             #expect(refused.headers["Retry-After"] == "7")
             // A status the config does not let through is an answer too (ImageFetching), with
-            // its status only: the stage judges it (a 4xx never answers a stale copy).
+            // its headers: the stage judges it (a 4xx never answers a stale copy).
             guard case .status(let missing) = try await downloader.fetch(origin.url("/404"), validators: nil) else {
                 Issue.record("a 404 is .status")
                 return
             }
-            #expect(missing.statusCode == 404)
+            #expect(missing.statusCode == 404 && missing.headers["X-Reason"] == "gone")
         }
     }
 
