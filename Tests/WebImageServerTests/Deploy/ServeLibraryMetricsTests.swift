@@ -29,6 +29,38 @@ struct ServeLibraryMetricsTests {
             counter: "webimage_forbidden_addresses_total")
     }
 
+    /// A cached http source its headers say is stale is revalidated before the next render
+    /// that needs it; the origin's 304 is counted by kind of source.
+    @Test("a stale http source's 304 is counted as an http revalidation, not an S3 one",
+          .enabled(if: ServeScaledJPEGTests.enabled, "the webimage product is not built"))
+    func httpRevalidation() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-metrics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await TestOrigin.with { origin in
+            let png = try Data(contentsOf: Fixtures.corpus.appendingPathComponent("png/image-png/basi3p01_2.png"))
+            var stale = TestOrigin.Response(body: Array(png), contentType: "image/png", headers: [("Cache-Control", "max-age=0")])
+            stale.etag = "\"v1\""
+            origin.route("/stale.png", stale)
+            let source = "http://127.0.0.1:\(origin.port)/stale.png"
+            try await ServeInstance.with(
+                ["--cache-dir", work.appendingPathComponent("cache").path],
+                environment: ["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"],
+                log: work.appendingPathComponent("serve.log"), client: .shared
+            ) { serve in
+                for size in [8, 6] {
+                    let answer = try await ServeScaledJPEGTests.get(serve.baseURL, "/unsafe/rs:fit:\(size):\(size)/plain/\(source)@png")
+                    #expect(answer.status == 200)
+                }
+                #expect(origin.requestCount("/stale.png") == 2)
+                #expect(origin.requestHeaders("/stale.png").last?["if-none-match"] == "\"v1\"")
+                let (http, s3) = (try await Self.counter("webimage_serve_http_not_modified_total", serve.baseURL),
+                                  try await Self.counter("webimage_serve_s3_not_modified_total", serve.baseURL))
+                #expect(http == 1 && s3 == 0)
+            }
+        }
+    }
+
     /// Runs `webimage serve` (loopback sources allowed, plus `environment`) beside an origin
     /// whose `/ok/a.png` is an image and `/ok/away.png` redirects to `target`: the image
     /// renders and `counter` reads 0; the redirect fails with no request through the refused
