@@ -73,6 +73,12 @@ package struct OriginalData: Sendable, DiskStorable {
         return renewed
     }
 
+    /// Whether `other` keeps the same metadata (what ``storedEntry`` writes as extended
+    /// data), whatever the bytes.
+    package func hasSameMetadata(as other: OriginalData) -> Bool {
+        validators == other.validators && cacheControl == other.cacheControl && expires == other.expires
+    }
+
     /// What a conditional fetch of this copy sends (``ImageFetching``), with its freshness.
     package var validators: HTTPValidators { HTTPValidators(etag: etag, lastModified: lastModified, freshness: freshness) }
 

@@ -82,10 +82,6 @@ package final class OriginalStage<Failure: Error>: Sendable {
                 if let stored, !Task.isCancelled, Self.mayServeStale(stored) { return .init(stored, store: .none) }
                 throw error
             }
-            if case .status(let http) = outcome, HTTPFreshness.staleCopyMayAnswer(status: http.statusCode), let stored,
-               Self.mayServeStale(stored) {
-                return .init(stored, store: .none)
-            }
             return try made(outcome, of: url, stored: stored)
         }
     }
@@ -143,9 +139,13 @@ package final class OriginalStage<Failure: Error>: Sendable {
             // changed nothing (S3's, which carries no headers, of a copy with no freshness)
             // writes nothing.
             let renewed = stored.renewed(by: http, shared: isShared)
-            let changed = renewed.storedEntry.extendedData != stored.storedEntry.extendedData
+            let changed = !renewed.hasSameMetadata(as: stored)
             return .init(renewed, store: changed && renewed.mayBeKept(shared: isShared) ? .metadata : .none)
         case .status(let http):
+            // A 5xx within stale-if-error: the stored copy stands in (never for a 4xx).
+            if let stored, HTTPFreshness.staleCopyMayAnswer(status: http.statusCode), Self.mayServeStale(stored) {
+                return .init(stored, store: .none)
+            }
             throw failure(WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode))
         }
     }
