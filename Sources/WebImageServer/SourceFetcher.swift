@@ -59,12 +59,14 @@ final class SourceFetcher: Sendable {
         self.local = local
         self.s3 = s3
         self.querySeparator = querySeparator
-        originals = OriginalStage(cache: ProxyTracing.cache(cache, stage: "source", tracing: tracing),
-                                  failure: { ProxyError($0) }, waitFailure: ProxyError.init(waiting:),
-                                  onNotModified: { url in
-                                      (url.scheme == "s3" ? Self.s3Revalidations : Self.httpRevalidations).increment()
-                                  },
-                                  shared: true)
+        originals = OriginalStage(
+            cache: ProxyTracing.cache(cache, stage: "source", tracing: tracing), failure: { ProxyError($0) },
+            waitFailure: ProxyError.init(waiting:), onNotModified: Self.countNotModified, shared: true)
+    }
+
+    /// Counts a revalidation answered 304 under its kind of source.
+    @Sendable static func countNotModified(_ url: URL) {
+        (url.scheme == "s3" ? s3Revalidations : httpRevalidations).increment()
     }
 
     /// The bytes of `url`.
