@@ -6,11 +6,17 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     package func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
         do {
             return try await fetch(url, validators: validators, options: [])
-        } catch where error.code == .invalidDownloadStatusCode {
-            // A status the config does not accept is an answer too, for the stage to judge.
-            guard let http = (error.underlyingError as? ResponseCause)?.http else { throw error }
-            return .status(http)
+        } catch {
+            guard let status = Self.refusedStatus(error) else { throw error }
+            return status
         }
+    }
+
+    /// A status the config does not accept, as the answer it is, for a stage to judge
+    /// (``FetchOutcome/status(_:)``, with its headers); `nil` for any other error.
+    static func refusedStatus(_ error: WebImageError) -> FetchOutcome? {
+        guard error.code == .invalidDownloadStatusCode, let http = (error.underlyingError as? ResponseCause)?.http else { return nil }
+        return .status(http)
     }
 
     /// ``fetch(_:validators:)`` with loader options (``WebImageOptions/allowInvalidSSLCertificates``,

@@ -50,7 +50,8 @@ import Synchronization
 ///   the loader or delegate say.
 /// - **refreshCached**: the cached image is delivered first, then revalidated with the
 ///   `ETag` / `Last-Modified` stored with its disk entry; 304 ends the load without a
-///   second result, new data gives a second result. See `ImagePipeline.swift`.
+///   second result (and renews the entry's stored metadata by its headers), new data
+///   gives a second result. See `ImagePipeline.swift`.
 public final class ImageManager: Sendable {
     /// The shared manager: ``ImageCache/shared`` and ``ImageLoadersManager/shared`` (which
     /// loads http, https and data URLs; `file:` is off, see ``LoaderSchemes``).

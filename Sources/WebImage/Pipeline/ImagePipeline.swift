@@ -21,7 +21,9 @@ import Synchronization
 /// delegate, its cache serializer) are read from its settings where each applies, so a
 /// hook set while loads run reaches the stages still ahead of them.
 ///
-/// What is not here yet: stage A (``OriginalStage``) under the library. The load's own
+/// Stage A (``OriginalStage``, ``originals``) runs the revalidations: a load's own check
+/// of its stored original (refreshCached, a stale hit), and the background one of
+/// `stale-while-revalidate`. A cold load's download does not run on it yet: the load's own
 /// cache (``ImageCaching``) keeps originals and results, and the downloader shares one
 /// transfer among the loads of one URL with each load's own progress, priority and
 /// cancellation, which a stage's single flight would take from every load but the first.
@@ -36,6 +38,10 @@ final class ImagePipeline: Sendable {
     /// Background revalidations running (``HTTPCachePolicy/respectHeaders``'
     /// `stale-while-revalidate`): what ``ImageManager/cancelAll()`` reaches.
     private let revalidations = Mutex<[ObjectIdentifier: ImageLoadToken]>([:])
+    /// Stage A, originals: the revalidations run in it, each with its load's cache
+    /// (``ImageCachingOriginals``) and loader (``LoaderFetch``).
+    let originals = OriginalStage<WebImageError>(
+        cache: nil, failure: { $0 }, waitFailure: { _ in .cancelled("Stopped waiting for the original") })
     static let logger = Logger(label: "WebImage.ImageManager")
 
     init(decodeQueue: DecodeQueue, failedURLs: FailedURLSet, settings: ImageManager.Settings) {
@@ -133,7 +139,7 @@ final class ImagePipeline: Sendable {
             task.finish(request.result(image: nil, data: nil, cacheType: .none), isLast: true)
             return
         }
-        let response = try await download(request, task, validators: nil, isRevalidation: false).response(for: request.url)
+        let response = try await download(request, task)
         task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
     }
 
@@ -157,26 +163,21 @@ final class ImagePipeline: Sendable {
         if refresh { try await self.refresh(request, task, cached: hit) }
     }
 
-    /// refreshCached after the cached image was delivered: a conditional request with
-    /// the stored validators; 304 ends the load with no second result (and refreshes the
-    /// entry's access date), new data gives a second result. A failed check is no new
-    /// result: the cached image stands.
+    /// refreshCached after the cached image was delivered: the stored original checked
+    /// with its source in stage A (``checkOriginal(_:_:revalidating:)``); unchanged (a 304)
+    /// ends the load with no second result, new bytes give a second result. A failed check
+    /// is no new result: the cached image stands.
     func refresh(_ request: ImageRequest, _ task: ImageTask, cached: ImageCacheQueryResult) async throws(WebImageError) {
         guard !request.options.contains(.fromCacheOnly), settings.delegate?.shouldDownloadImage(for: request.url) ?? true else {
             task.finish(nil, isLast: true)
             return
         }
-        let validators = await readValidators(request)
         do throws(WebImageError) {
-            switch try await download(request, task, validators: validators, isRevalidation: true) {
-            case .response(let response):
-                task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
-            case .notModified:
-                // Reading the original entry once refreshes its access date, so age-based
-                // expiry starts over.
-                if let key = request.originalKey { _ = await request.cache.diskData(forKey: key) }
+            guard let response = try await checkOriginal(request, task, revalidating: .always) else {
                 task.finish(nil, isLast: true)
+                return
             }
+            task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
         } catch where error.code != .cancelled {
             Self.logger.debug("Revalidating \(request.url.redactedForLog) failed: \(error)")
             task.finish(nil, isLast: true)
@@ -193,74 +194,93 @@ final class ImagePipeline: Sendable {
             task.finish(request.result(hit), isLast: true)
         case .staleWhileRevalidate:
             task.finish(request.result(hit), isLast: true)
-            revalidateInBackground(request, stored: stored)
-        case .stale(let staleIfError):
+            revalidateInBackground(request)
+        case .stale:
             guard settings.delegate?.shouldDownloadImage(for: request.url) ?? true else {
                 task.finish(request.result(hit), isLast: true)
                 return
             }
-            do throws(WebImageError) {
-                switch try await download(request, task, validators: stored, isRevalidation: true) {
-                case .response(let response):
-                    task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
-                case .notModified(let http):
-                    if let key = request.originalKey {
-                        await storeValidators((stored ?? HTTPValidators()).renewed(by: http), forKey: key, in: request.cache)
-                    }
-                    task.finish(request.result(hit), isLast: true)
-                }
-            } catch where staleIfError && error.code != .cancelled && Self.staleCopyMayAnswer(error) {
-                Self.logger.debug("Serving stale \(request.url.redactedForLog) (stale-if-error): \(error)")
+            guard let response = try await checkOriginal(request, task, revalidating: .whenStale) else {
                 task.finish(request.result(hit), isLast: true)
+                return
             }
+            task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
         }
     }
 
-    /// Whether a stale copy may stand in for a revalidation that failed with `error`: any
-    /// failure but a status the source answered below 500 (``HTTPFreshness/staleCopyMayAnswer(status:)``).
-    private static func staleCopyMayAnswer(_ error: WebImageError) -> Bool {
-        guard error.code == .invalidDownloadStatusCode, let status = error.httpStatusCode else { return true }
-        return HTTPFreshness.staleCopyMayAnswer(status: status)
+    /// The load's stored original checked with its source in stage A (``originals``), the
+    /// load's own check (its token, progress and priority; the downloader shares the
+    /// transfer underneath): `nil` when the stored copy stands (a 304, which renews its
+    /// stored metadata; a failure within `stale-if-error`: any but a status below 500, RFC
+    /// 5861 §4); else the new response, decoded by stage B, which the load completes and
+    /// stores as any download. Other failures are thrown.
+    private func checkOriginal(
+        _ request: ImageRequest, _ task: ImageTask, revalidating: OriginalStage<WebImageError>.Revalidation
+    ) async throws(WebImageError) -> ImageLoadResponse? {
+        try task.checkCancelled()
+        let token = ImageLoadToken(url: request.url, priority: task.priority)
+        task.attach(token)
+        var observer = ImageLoadObserver(token: token)
+        if task.reportsProgress {
+            observer.progress = { received, expected in task.reportProgress(received: received, expected: expected) }
+        }
+        let options = request.loaderOptions
+        let heard = HeardResponse()
+        let context = request.loaderContext(validators: nil)
+        let fetch = LoaderFetch(loader: request.loader, options: options, context: context, observer: observer, heard: heard)
+        let cache = request.originalKey.map { _ in ImageCachingOriginals(cache: request.cache, storesNew: false) }
+        _ = try await originals.original(
+            for: request.url, key: request.originalKey ?? request.url.absoluteString, in: cache, shared: false, from: fetch,
+            revalidating: revalidating)
+        // A stored copy that stood in for a check the load's token cancelled is no answer.
+        try task.checkCancelled()
+        guard var response = heard.response else { return nil }
+        if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        if response.image == nil, !options.contains(.avoidDecodeImage), let data = response.data,
+           let downloader = (request.loader as? any ImageFetchingLoader)?.fetcher(for: request.url) {
+            response.image = try await downloader.stage(options: options, context: context).image(from: data)
+        }
+        return response
     }
 
-    /// Revalidates after a stale hit was delivered: a 304 refreshes the stored freshness,
-    /// new data replaces the original's entry (a derived result is dropped, to be derived
-    /// again from it). Runs in a task of its own whose token ``ImageManager/cancelAll()`` reaches.
-    private func revalidateInBackground(_ request: ImageRequest, stored: HTTPValidators?) {
+    /// Revalidates after a stale hit was delivered, in stage A (``originals``): the stored
+    /// copy is read again and, while it is still not fresh, fetched conditionally with the
+    /// load's loader; a 304 renews its stored freshness, new bytes replace the original's
+    /// disk entry and supersede what was made from the old ones (the image decoded from it
+    /// in memory, or a result kept apart), which the next load makes again. Nothing is
+    /// decoded here. Background revalidations of one original share one fetch. Runs in a
+    /// task of its own whose token ``ImageManager/cancelAll()`` reaches.
+    private func revalidateInBackground(_ request: ImageRequest) {
         guard let key = request.originalKey else { return }
         var options = request.loaderOptions
         options.insert(.lowPriority)
         options.remove(.progressiveLoad)
-        // A result kept apart is derived again from the new data later: no decode now.
-        if request.isKeptApart { options.insert(.avoidDecodeImage) }
-        let canValidate = stored?.canValidate == true
-        if canValidate { options.insert(.useHTTPCache) }
-        let context = request.loaderContext(validators: canValidate ? stored : nil)
         let token = ImageLoadToken(url: request.url, priority: .low)
-        trackRevalidation(token) { [self, options] in
-            let observer = ImageLoadObserver(token: token)
+        let fetch = LoaderFetch(
+            loader: request.loader, options: options, context: request.loaderContext(validators: nil),
+            observer: ImageLoadObserver(token: token))
+        let shared = Self.sharesOriginals(request)
+        let superseded: [(key: String, cacheType: ImageCacheType)] =
+            request.isKeptApart ? request.key.map { [($0, .all)] } ?? [] : [(key, .memory)]
+        let cache = ImageCachingOriginals(cache: request.cache, superseded: superseded)
+        trackRevalidation(token) { [self] in
             do throws(WebImageError) {
-                let downloaded = try await Self.download(
-                    request.url, from: request.loader, options: options, context: context, observer: observer, partial: nil)
-                guard case .response(let response) = downloaded else {
-                    if case .notModified(let http) = downloaded {
-                        await storeValidators((stored ?? HTTPValidators()).renewed(by: http), forKey: key, in: request.cache)
-                    }
-                    return
-                }
-                guard let data = response.data, response.http?.isNoStore != true else { return }
-                let image = request.isKeptApart ? nil : response.image
-                let validators = response.http?.validators
-                request.cache.storeInBackground(
-                    image, data: data, extendedData: validators.flatMap { $0.isEmpty ? nil : $0.cacheData },
-                    forKey: key, cacheType: request.isKeptApart ? .disk : .all)
-                if request.isKeptApart, let resultKey = request.key {
-                    await request.cache.removeImage(forKey: resultKey, cacheType: .all)
-                }
+                _ = try await originals.original(
+                    for: request.url, key: key, in: cache, shared: shared, from: fetch, revalidating: .whenStale)
             } catch {
                 Self.logger.debug("Revalidating \(request.url.redactedForLog) in the background failed: \(error)")
             }
         }
+    }
+
+    /// Whether `request`'s background revalidation shares stage A's fetch with others of
+    /// its original: when it uses the manager's cache and loader and no request or response
+    /// modifier. Otherwise it fetches on its own: a fetch through another loader, modifier
+    /// or cache must not answer it.
+    static func sharesOriginals(_ request: ImageRequest) -> Bool {
+        let context = request.context
+        return context.imageCache == nil && context.imageLoader == nil && context.downloadRequestModifier == nil
+            && context.downloadResponseModifier == nil
     }
 
     /// The validators stored with the load's original entry.
@@ -269,69 +289,41 @@ final class ImagePipeline: Sendable {
         return await request.cache.extendedData(forKey: key).flatMap(HTTPValidators.init(cacheData:))
     }
 
-    /// Stores `validators` with `key`'s disk entry; an empty set removes old ones.
-    func storeValidators(_ validators: HTTPValidators, forKey key: String, in cache: any ImageCaching) async {
-        do throws(WebImageError) {
-            try await cache.setExtendedData(validators.isEmpty ? nil : validators.cacheData, forKey: key)
-        } catch {
-            Self.logger.debug("Keeping the validators of \(key.redactedURLForLog) failed: \(error)")
-        }
-    }
-
     // MARK: Download: the request, partial images, failures and the block list
 
-    /// Downloads the load's URL; with validators that can validate, as a conditional
-    /// request that may answer ``DecodedFetch/notModified(_:)``.
+    /// Downloads the load's URL. A loader with a fetcher for it (``ImageFetchingLoader``,
+    /// the default ``ImageDownloader``) fetches the body and decodes it in stage B
+    /// (``ImageDownloader/loadDecoded(_:options:context:observer:partial:)``); any other
+    /// loader loads and decodes itself (``ImageLoader/loadImage(with:options:context:observer:)``).
     ///
     /// `task` steers the download through a token (priority changes, cancel)
-    /// and hears its progress; partial images reach it unless this is a revalidation.
-    func download(
-        _ request: ImageRequest, _ task: ImageTask, validators: HTTPValidators?, isRevalidation: Bool
-    ) async throws(WebImageError) -> DecodedFetch {
+    /// and hears its progress and partial images.
+    func download(_ request: ImageRequest, _ task: ImageTask) async throws(WebImageError) -> ImageLoadResponse {
         try task.checkCancelled()
-        var options = request.loaderOptions
-        let conditional = validators?.canValidate ?? false
-        if conditional { options.insert(.useHTTPCache) }
-        let context = request.loaderContext(validators: conditional ? validators : nil)
-        let token = ImageLoadToken(url: request.url, priority: task.priority)
+        let (url, options, context) = (request.url, request.loaderOptions, request.loaderContext(validators: nil))
+        let token = ImageLoadToken(url: url, priority: task.priority)
         task.attach(token)
         var observer = ImageLoadObserver(token: token)
         if task.reportsProgress {
             observer.progress = { received, expected in task.reportProgress(received: received, expected: expected) }
         }
         var partial: (@Sendable (DecodedImage) -> Void)?
-        if request.options.contains(.progressiveLoad), !isRevalidation {
+        if request.options.contains(.progressiveLoad) {
             // Partial images are shown, never stored.
             partial = { image in
                 task.finish(request.result(image: image, data: nil, cacheType: .none, isFinished: false), isLast: false)
             }
         }
-        let downloaded = try await Self.download(
-            request.url, from: request.loader, options: options, context: context, observer: observer, partial: partial)
-        if request.options.contains(.retryFailed), case .response = downloaded { failedURLs.remove(request.url) }
-        return downloaded
-    }
-
-    /// One download from `loader`. A loader with a fetcher for the URL
-    /// (``ImageFetchingLoader``, the default ``ImageDownloader``) fetches the body and
-    /// decodes it in stage B (``ImageDownloader/loadDecoded(_:options:context:observer:partial:)``);
-    /// any other loader loads and decodes itself
-    /// (``ImageLoader/loadImage(with:options:context:observer:)``), its thrown 304 read as
-    /// ``DecodedFetch/notModified(_:)``.
-    static func download(
-        _ url: URL, from loader: any ImageLoader, options: WebImageOptions, context: WebImageContext,
-        observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?
-    ) async throws(WebImageError) -> DecodedFetch {
-        if let fetcher = (loader as? any ImageFetchingLoader)?.fetcher(for: url) {
-            return try await fetcher.loadDecoded(url, options: options, context: context, observer: observer, partial: partial)
+        let response: ImageLoadResponse
+        if let fetcher = (request.loader as? any ImageFetchingLoader)?.fetcher(for: url) {
+            response = try await fetcher.loadDecoded(url, options: options, context: context, observer: observer, partial: partial)
+                .response(for: url)
+        } else {
+            if let partial { observer.partialImage = { response in if let image = response.image { partial(image) } } }
+            response = try await request.loader.loadImage(with: url, options: options, context: context, observer: observer)
         }
-        var observer = observer
-        if let partial { observer.partialImage = { response in if let image = response.image { partial(image) } } }
-        do throws(WebImageError) {
-            return .response(try await loader.loadImage(with: url, options: options, context: context, observer: observer))
-        } catch where error.code == .cacheNotModified {
-            return .notModified((error.underlyingError as? ResponseCause)?.http)
-        }
+        if request.options.contains(.retryFailed) { failedURLs.remove(url) }
+        return response
     }
 
     /// Ends the load with `error`, putting its URL on the block list when the error is

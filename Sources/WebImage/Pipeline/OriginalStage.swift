@@ -24,8 +24,7 @@ import Synchronization
 /// ``PipelineStage``.
 package final class OriginalStage<Failure: Error>: Sendable {
     private let stage: PipelineStage<OriginalData, Failure>
-    /// Whether the stage has a cache, so a fetched copy may be kept.
-    private let keepsCopies: Bool
+    private let cache: (any PipelineStageCache<OriginalData>)?
     /// Whether its cache serves many users, which read `s-maxage` (``HTTPFreshness``).
     private let isShared: Bool
     private let failure: @Sendable (WebImageError) -> Failure
@@ -46,7 +45,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
         shared: Bool = false
     ) {
         stage = PipelineStage(cache: cache, waitFailure: waitFailure)
-        keepsCopies = cache != nil
+        self.cache = cache
         isShared = shared
         self.failure = failure
         self.onNotModified = onNotModified
@@ -72,7 +71,23 @@ package final class OriginalStage<Failure: Error>: Sendable {
         for url: URL, from fetcher: some ImageFetching<Failure>, deadline: ContinuousClock.Instant? = nil,
         revalidating: Revalidation = .never
     ) async throws(Failure) -> OriginalData {
-        try await stage.value(forKey: url.absoluteString, deadline: deadline, revalidating: revalidating.predicate) {
+        try await original(for: url, key: url.absoluteString, in: cache, from: fetcher, deadline: deadline, revalidating: revalidating)
+    }
+
+    /// The original of `url` under `key`, kept in `cache` (`nil`: not kept) instead of the
+    /// stage's own: the library's loads name their key (the key filter's) and their cache.
+    ///
+    /// - Parameter shared: whether callers of `key` at the same time share one fetch (then
+    ///   they must share the cache and the fetcher's request too); unshared, this caller
+    ///   fetches on its own (``PipelineStage/value(forKey:in:shared:deadline:revalidating:make:)``).
+    package func original(
+        for url: URL, key: String, in cache: (any PipelineStageCache<OriginalData>)?, shared: Bool = true,
+        from fetcher: some ImageFetching<Failure>, deadline: ContinuousClock.Instant? = nil, revalidating: Revalidation = .never
+    ) async throws(Failure) -> OriginalData {
+        let keepsCopies = cache != nil
+        return try await stage.value(
+            forKey: key, in: cache, shared: shared, deadline: deadline, revalidating: revalidating.predicate
+        ) {
             [self] stored throws(Failure) in
             let outcome: FetchOutcome
             do throws(Failure) {
@@ -82,7 +97,7 @@ package final class OriginalStage<Failure: Error>: Sendable {
                 if let stored, !Task.isCancelled, Self.mayServeStale(stored) { return .init(stored, store: .none) }
                 throw error
             }
-            return try made(outcome, of: url, stored: stored)
+            return try made(outcome, of: url, stored: stored, keepsCopies: keepsCopies)
         }
     }
 
@@ -117,7 +132,9 @@ package final class OriginalStage<Failure: Error>: Sendable {
     }
 
     /// What the stage keeps of `outcome`, or its error.
-    private func made(_ outcome: FetchOutcome, of url: URL, stored: OriginalData?) throws(Failure) -> PipelineStage<OriginalData, Failure>.Made {
+    private func made(
+        _ outcome: FetchOutcome, of url: URL, stored: OriginalData?, keepsCopies: Bool
+    ) throws(Failure) -> PipelineStage<OriginalData, Failure>.Made {
         switch outcome {
         case .body(var original, let http):
             guard !original.data.isEmpty else { throw failure(.badImageData("The source is empty")) }

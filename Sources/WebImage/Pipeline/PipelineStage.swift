@@ -80,14 +80,30 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
         forKey key: String, deadline: ContinuousClock.Instant? = nil, revalidating: (@Sendable (Value) -> Bool)? = nil,
         make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
     ) async throws(Failure) -> Value {
+        try await value(forKey: key, in: cache, deadline: deadline, revalidating: revalidating, make: make)
+    }
+
+    /// ``value(forKey:deadline:revalidating:make:)`` kept in `cache` instead of the stage's
+    /// own: the library's loads name their cache each (``ImageRequest/cache``).
+    ///
+    /// - Parameter shared: whether callers of `key` at the same time share one run, as in
+    ///   the stage's own form (then they must share `cache` too). Unshared, the caller runs
+    ///   the lookup and `make` itself, on its own task: a library load that keeps its own
+    ///   progress and priority (the downloader shares its transfer underneath).
+    package func value(
+        forKey key: String, in cache: (any PipelineStageCache<Value>)?, shared: Bool = true,
+        deadline: ContinuousClock.Instant? = nil, revalidating: (@Sendable (Value) -> Bool)? = nil,
+        make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
+    ) async throws(Failure) -> Value {
         if let hit = cache?.memoryValue(forKey: key), revalidating?(hit) != true {
             onStoredHit()
             return hit
         }
+        guard shared else { return try await run(key, in: cache, revalidating: revalidating, make: make).get() }
         let result: Result<Value, Failure>
         do {
             result = try await flight.value(forKey: key, deadline: deadline) { [self] in
-                await run(key, revalidating: revalidating, make: make)
+                await run(key, in: cache, revalidating: revalidating, make: make)
             }
         } catch {
             throw waitFailure(error)
@@ -97,7 +113,8 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
 
     /// One run for `key`: the stored value, else `make`'s, stored as it says.
     private func run(
-        _ key: String, revalidating: (@Sendable (Value) -> Bool)?, make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
+        _ key: String, in cache: (any PipelineStageCache<Value>)?, revalidating: (@Sendable (Value) -> Bool)?,
+        make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
     ) async -> Result<Value, Failure> {
         let stored = await cache?.storedValue(forKey: key)
         if let stored, revalidating?(stored) != true {
@@ -108,8 +125,8 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
             let made = try await make(stored)
             switch made.store {
             case .none: break
-            case .value: cache?.store(made.value, forKey: key)
-            case .metadata: cache?.renew(made.value, forKey: key)
+            case .value: await cache?.store(made.value, forKey: key)
+            case .metadata: await cache?.renew(made.value, forKey: key)
             }
             return .success(made.value)
         } catch {

@@ -84,6 +84,88 @@ struct ImageManagerFreshnessTests {
         await f.shutdown()
     }
 
+    /// Waits until the manager's stage A ran `runs` revalidations and none is left.
+    static func revalidated(_ f: ManagerFixture, runs: Int) async -> Bool {
+        await ManagerTestKit.eventually {
+            f.manager.pipeline.originals.startedCount == runs && f.manager.pipeline.originals.runningCount == 0
+        }
+    }
+
+    @Test("new bytes from a background revalidation replace the original and supersede the image decoded from the old ones")
+    func backgroundRevalidationReplaces() async throws {
+        let (f, url) = try await Self.fixture("/swr-new.png", [("Cache-Control", "max-age=0, stale-while-revalidate=600")])
+        _ = await f.loadAll(url, options: Self.store)
+        let newer = ManagerTestKit.png(width: 40, height: 30, seed: 9)
+        f.serve("/swr-new.png", newer, etag: "\"v2\"", headers: [("Cache-Control", "max-age=3600")])
+        let stale = await f.loadAll(url)
+        #expect(stale.map(\.cacheType) == [.memory])
+        #expect(stale.first?.image?.width == 32, "the stale image is answered at once")
+        #expect(await Self.revalidated(f, runs: 1))
+        #expect(f.origin.requestHeaders("/swr-new.png").last?["if-none-match"] == "\"v1\"")
+        #expect(await f.cache.diskImageData(forKey: url.absoluteString) == newer)
+        #expect(f.cache.imageFromMemory(forKey: url.absoluteString) == nil, "the old decoded image is gone")
+        let next = await f.loadAll(url)
+        #expect(next.map(\.cacheType) == [.disk])
+        #expect(next.first?.image?.width == 40)
+        // The new copy's freshness came with it: no request.
+        #expect(f.origin.requestCount("/swr-new.png") == 2)
+        await f.shutdown()
+    }
+
+    @Test("a 304 to a background revalidation renews the stored freshness and keeps the image")
+    func backgroundNotModified() async throws {
+        try await ManagerFixture.with { f in
+            f.manager.httpCachePolicy = .respectHeaders
+            var initial = TestOrigin.Response(body: Array(ManagerTestKit.png()), contentType: "image/png",
+                                              headers: [("Cache-Control", "max-age=0, stale-while-revalidate=600")])
+            initial.etag = "\"v1\""
+            let first = initial
+            let notModified = TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
+            f.origin.route("/swr-304.png") { request in request.headers["if-none-match"] == "\"v1\"" ? notModified : first }
+            let url = f.origin.url("/swr-304.png")
+            let bytes = await f.loadAll(url, options: Self.store).first?.data
+            _ = await f.loadAll(url)
+            #expect(await Self.revalidated(f, runs: 1))
+            #expect(f.cache.imageFromMemory(forKey: url.absoluteString) != nil)
+            #expect(await f.cache.diskImageData(forKey: url.absoluteString) == bytes)
+            #expect(await f.loadAll(url).map(\.cacheType) == [.memory])
+            #expect(f.origin.requestCount("/swr-304.png") == 2)
+        }
+    }
+
+    @Test("new bytes from a background revalidation of a thumbnail drop the thumbnail; the next load makes it from them")
+    func backgroundRevalidationOfThumbnail() async throws {
+        let (f, url) = try await Self.fixture("/swr-thumb.png", [("Cache-Control", "max-age=0, stale-while-revalidate=600")])
+        var context = WebImageContext()
+        context.thumbnailPixelSize = PixelSize(width: 8, height: 8)
+        let key = try #require(f.manager.cacheKey(for: url, context: context))
+        #expect(await f.loadAll(url, options: Self.store, context: context).first?.image?.height == 6)
+        // Portrait now: its thumbnail is 6×8 where the old one was 8×6.
+        f.serve("/swr-thumb.png", ManagerTestKit.png(width: 24, height: 32, seed: 3), etag: "\"v2\"",
+                headers: [("Cache-Control", "max-age=3600")])
+        #expect(await f.loadAll(url, context: context).first?.image?.height == 6)
+        #expect(await Self.revalidated(f, runs: 1))
+        #expect(await f.cache.containsImage(forKey: key, cacheType: .all) == .none)
+        let next = await f.loadAll(url, context: context)
+        #expect(next.first?.image?.height == 8)
+        #expect(next.first?.cacheType == .disk, "made from the original's new disk entry")
+        #expect(f.origin.requestCount("/swr-thumb.png") == 2)
+        await f.shutdown()
+    }
+
+    @Test("background revalidations of one original share one fetch")
+    func backgroundRevalidationsShare() async throws {
+        let (f, url) = try await Self.fixture("/swr-shared.png", [("Cache-Control", "max-age=0, stale-while-revalidate=600")])
+        _ = await f.loadAll(url, options: Self.store)
+        f.serve("/swr-shared.png", ManagerTestKit.png(), etag: "\"v1\"",
+                headers: [("Cache-Control", "max-age=0, stale-while-revalidate=600")], delay: .milliseconds(500))
+        _ = await f.loadAll(url)
+        _ = await f.loadAll(url)
+        #expect(await Self.revalidated(f, runs: 1))
+        #expect(f.origin.requestCount("/swr-shared.png") == 2)
+        await f.shutdown()
+    }
+
     @Test("cancelAll reaches a background revalidation")
     func cancelAllStopsBackgroundRevalidation() async throws {
         let (f, url) = try await Self.fixture("/swr-slow.png", [("Cache-Control", "max-age=0, stale-while-revalidate=600")])

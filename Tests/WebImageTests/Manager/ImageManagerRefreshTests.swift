@@ -32,6 +32,23 @@ struct ImageManagerRefreshTests {
         }
     }
 
+    @Test("a 304 renews the stored metadata by its own headers (RFC 9111 §4.3.4), the bytes untouched")
+    func notModifiedRenews() async throws {
+        try await ManagerFixture.with { f in
+            let png = ManagerTestKit.png()
+            let url = f.serve("/r.png", png, etag: "\"v1\"", headers: [("Cache-Control", "max-age=10")])
+            _ = try await f.manager.loadImage(with: url, options: [.waitStoreCache])
+            let before = await f.cache.diskCache.extendedData(forKey: url.absoluteString).flatMap(HTTPValidators.init(cacheData:))
+            #expect(before?.freshness?.lifetime == 10)
+            f.origin.route("/r.png", TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=900")]))
+            let results = await f.loadAll(url, options: [.refreshCached])
+            #expect(results.count == 1)
+            let after = await f.cache.diskCache.extendedData(forKey: url.absoluteString).flatMap(HTTPValidators.init(cacheData:))
+            #expect(after?.etag == "\"v1\"" && after?.freshness?.lifetime == 900)
+            #expect(await f.cache.diskImageData(forKey: url.absoluteString) == png)
+        }
+    }
+
     @Test("200 with a changed image: a second callback, the cache replaced, the new validators stored")
     func changed() async throws {
         try await ManagerFixture.with { f in

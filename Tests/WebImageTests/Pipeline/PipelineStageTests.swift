@@ -98,6 +98,24 @@ struct PipelineStageTests {
         #expect(maker.runs == 1)
     }
 
+    @Test("unshared callers each run the lookup and make on their own task, in the cache they name")
+    func unshared() async throws {
+        let own = CountingCache()
+        let named = CountingCache()
+        let stage = Self.stage(own)
+        let maker = Maker()
+        let callers = (0..<3).map { _ in Task { try await stage.value(forKey: "k", in: named, shared: false, make: maker.make(4)) } }
+        try await SingleFlightTests.waitUntil { maker.runs == 3 }
+        #expect(stage.startedCount == 0 && stage.runningCount == 0, "no single flight")
+        maker.open()
+        for caller in callers { #expect(try await caller.value == 4) }
+        #expect(named.state.withLock { ($0.slowReads, $0.stores["k"]) } == (3, 3))
+        #expect(own.state.withLock { $0.slowReads == 0 && $0.stores.isEmpty })
+        // A value in the named cache answers an unshared caller too.
+        #expect(try await stage.value(forKey: "k", in: named, shared: false, make: maker.make(8)) == 4)
+        #expect(maker.runs == 3)
+    }
+
     @Test("a value in the slower tier is answered without make and counted as a hit")
     func slowTierHit() async throws {
         let cache = CountingCache()
