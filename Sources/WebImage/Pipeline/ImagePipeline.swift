@@ -229,9 +229,14 @@ final class ImagePipeline: Sendable {
         let context = request.loaderContext(validators: nil)
         let fetch = LoaderFetch(loader: request.loader, options: options, context: context, observer: observer, heard: heard)
         let cache = request.originalKey.map { _ in ImageCachingOriginals(cache: request.cache, storesNew: false) }
-        _ = try await originals.original(
-            for: request.url, key: request.originalKey ?? request.url.absoluteString, in: cache, shared: false, from: fetch,
-            revalidating: revalidating)
+        do throws(WebImageError) {
+            _ = try await originals.original(
+                for: request.url, key: request.originalKey ?? request.url.absoluteString, in: cache, shared: false, from: fetch,
+                revalidating: revalidating)
+        } catch where error.code == .badImageData && heard.response?.image != nil {
+            // A custom loader's image without bytes: nothing for the stage to keep, the
+            // load's to deliver, as any download of it.
+        }
         // A stored copy that stood in for a check the load's token cancelled is no answer.
         try task.checkCancelled()
         guard var response = heard.response else { return nil }

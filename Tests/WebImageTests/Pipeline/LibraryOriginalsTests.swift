@@ -120,6 +120,30 @@ struct LibraryOriginalsTests {
         #expect(await originals.storedValue(forKey: "gone") == nil)
     }
 
+    /// A loader that makes an image and no bytes (a generated image).
+    final class ImageOnlyLoader: ImageLoader {
+        func canRequestImage(for url: URL?) -> Bool { true }
+        func loadImage(
+            with url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver
+        ) async throws(WebImageError) -> ImageLoadResponse {
+            ImageLoadResponse(url: url, image: DecodedImage(pixels: PixelBuffer(width: 3, height: 2), format: .png), data: nil, isFinished: true)
+        }
+    }
+
+    @Test("refreshCached with a loader that gives an image and no bytes still delivers its new image")
+    func imageWithoutBytes() async throws {
+        let directory = try TemporaryDirectory()
+        let manager = ImageManager(cache: ImageCache(namespace: "generated", directory: directory.url), loader: ImageOnlyLoader())
+        let url = try #require(URL(string: "generated://host/a"))
+        _ = try await manager.loadImage(with: url, options: [.waitStoreCache])
+        let recorder = ResultRecorder()
+        let operation = manager.loadImage(with: url, options: [.refreshCached], completed: recorder.record)
+        #expect(await ManagerTestKit.eventually { operation.isFinished })
+        let results = await recorder.settled()
+        #expect(results.map(\.cacheType) == [.memory, ImageCacheType.none])
+        #expect(results.last?.image?.width == 3 && results.last?.error == nil)
+    }
+
     @Test("background revalidations share stage A's fetch only with the manager's own cache and loader and no modifier")
     func sharing() async throws {
         let directory = try TemporaryDirectory()
