@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// ```
 /// run
-///  ├─ cached result under the load's key (memory, then disk)   → deliverCached (freshness, refresh)
+///  ├─ cached result under the load's key (memory, then disk)   → deliverCached (freshness, refresh: stage A)
 ///  ├─ a thumbnail, transform or lazy image made from the original's cached data
-///  └─ download → complete (hooks and transform on the decode queue, store) → deliver
+///  └─ download (stage A, then stage B) → complete (hooks and transform on the decode queue, store) → deliver
 /// ```
 ///
 /// Every stage is an `async` function on the load's task; a stage that needs another
@@ -21,12 +21,14 @@ import Synchronization
 /// delegate, its cache serializer) are read from its settings where each applies, so a
 /// hook set while loads run reaches the stages still ahead of them.
 ///
-/// Stage A (``OriginalStage``, ``originals``) runs the revalidations: a load's own check
-/// of its stored original (refreshCached, a stale hit), and the background one of
-/// `stale-while-revalidate`. A cold load's download does not run on it yet: the load's own
-/// cache (``ImageCaching``) keeps originals and results, and the downloader shares one
-/// transfer among the loads of one URL with each load's own progress, priority and
-/// cancellation, which a stage's single flight would take from every load but the first.
+/// The originals come from stage A (``OriginalStage``, ``originals``) and their images
+/// from stage B (``ImageStage``): a cold load's download, a load's own check of its stored
+/// original (refreshCached, a stale hit), and the background check of
+/// `stale-while-revalidate`. A load runs stage A unshared, on its own task: the downloader
+/// shares one transfer among the loads of one URL with each load's own progress, priority
+/// and cancellation, which a stage's single flight would take from every load but the
+/// first; and it looks nothing up there, since its cache query (``ImageCaching``, which
+/// keeps originals and results) came first.
 final class ImagePipeline: Sendable {
     /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
     /// originals run: the manager's ``ImageManager/decodeQueue``.
@@ -38,8 +40,8 @@ final class ImagePipeline: Sendable {
     /// Background revalidations running (``HTTPCachePolicy/respectHeaders``'
     /// `stale-while-revalidate`): what ``ImageManager/cancelAll()`` reaches.
     private let revalidations = Mutex<[ObjectIdentifier: ImageLoadToken]>([:])
-    /// Stage A, originals: the revalidations run in it, each with its load's cache
-    /// (``ImageCachingOriginals``) and loader (``LoaderFetch``).
+    /// Stage A, originals: every fetch of a load runs in it, with the load's loader
+    /// (``LoaderFetch``) and, for a revalidation, its cache (``ImageCachingOriginals``).
     let originals = OriginalStage<WebImageError>(
         cache: nil, failure: { $0 }, waitFailure: { _ in .cancelled("Stopped waiting for the original") })
     static let logger = Logger(label: "WebImage.ImageManager")
@@ -296,10 +298,10 @@ final class ImagePipeline: Sendable {
 
     // MARK: Download: the request, partial images, failures and the block list
 
-    /// Downloads the load's URL. A loader with a fetcher for it (``ImageFetchingLoader``,
-    /// the default ``ImageDownloader``) fetches the body and decodes it in stage B
-    /// (``ImageDownloader/loadDecoded(_:options:context:observer:partial:)``); any other
-    /// loader loads and decodes itself (``ImageLoader/loadImage(with:options:context:observer:)``).
+    /// Downloads the load's URL: with a loader that has a fetcher for it
+    /// (``ImageFetchingLoader``, the default ``ImageDownloader``), the original from stage
+    /// A and its image from stage B (``fetchAndDecode(_:from:options:context:observer:partial:)``);
+    /// any other loader loads and decodes itself (``ImageLoader/loadImage(with:options:context:observer:)``).
     ///
     /// `task` steers the download through a token (priority changes, cancel)
     /// and hears its progress and partial images.
@@ -320,15 +322,75 @@ final class ImagePipeline: Sendable {
             }
         }
         let response: ImageLoadResponse
-        if let fetcher = (request.loader as? any ImageFetchingLoader)?.fetcher(for: url) {
-            response = try await fetcher.loadDecoded(url, options: options, context: context, observer: observer, partial: partial)
-                .response(for: url)
+        if let downloader = (request.loader as? any ImageFetchingLoader)?.fetcher(for: url) {
+            response = try await fetchAndDecode(
+                request, from: downloader, options: options, context: context, observer: observer, partial: partial)
         } else {
             if let partial { observer.partialImage = { response in if let image = response.image { partial(image) } } }
             response = try await request.loader.loadImage(with: url, options: options, context: context, observer: observer)
         }
         if request.options.contains(.retryFailed) { failedURLs.remove(url) }
         return response
+    }
+
+    /// A cold load's original from stage A, fetched by `downloader` for this load alone
+    /// (unshared: its token, progress and priority; the downloader shares the transfer
+    /// underneath) with no stored copy to look up (the load's cache query missed, and the
+    /// load stores what it makes itself), then its image from stage B, decoded once for
+    /// the loads of one body with the same decode options. Partial images come from stage
+    /// B's incremental decoder reading the bytes received so far, none after the final one.
+    ///
+    /// While stage B decodes, the load holds the body (``BodyLease``), so a request for the
+    /// same URL meanwhile joins the finished transfer instead of fetching again.
+    private func fetchAndDecode(
+        _ request: ImageRequest, from downloader: ImageDownloader, options: WebImageOptions, context: WebImageContext,
+        observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        let url = request.url
+        let stage = downloader.stage(options: options, context: context)
+        let lease = BodyLease()
+        defer { lease.release() }
+        var observer = observer
+        observer.bodyLease = lease
+        let heard = HeardResponse()
+        let original: OriginalData
+        if let partial {
+            let body = BodyProgress()
+            observer.bodySoFar = { data in body.offer(data) }
+            let fetch = LoaderFetch(loader: downloader, options: options, context: context, observer: observer, heard: heard)
+            let fetched = await withTaskGroup(of: Void.self) { group in
+                group.addTask { await stage.partialImages(of: body, partial) }
+                let fetched = await Result { () async throws(WebImageError) -> OriginalData in
+                    try await self.original(of: request, from: fetch)
+                }
+                // No partial image after the final one: the reader stops before the final decode.
+                body.finish()
+                group.cancelAll()
+                return fetched
+            }
+            original = try fetched.get()
+        } else {
+            let fetch = LoaderFetch(loader: downloader, options: options, context: context, observer: observer, heard: heard)
+            original = try await self.original(of: request, from: fetch)
+        }
+        // A coder of the load's own decodes alone: the key cannot tell two coders apart.
+        let shared = context.imageCoder == nil ? url : nil
+        let image = options.contains(.avoidDecodeImage)
+            ? nil : try await stage.image(from: original.data, sharedFrom: shared, in: downloader.sharedDecodes)
+        let http = heard.response?.http
+        return ImageLoadResponse(url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1)
+    }
+
+    /// The load's original from stage A, fetched for it alone, with nothing stored to look up.
+    private func original(of request: ImageRequest, from fetch: LoaderFetch) async throws(WebImageError) -> OriginalData {
+        do throws(WebImageError) {
+            return try await originals.original(
+                for: request.url, key: request.originalKey ?? request.url.absoluteString, in: nil, shared: false, from: fetch)
+        } catch where error.code == .invalidDownloadStatusCode && error.httpStatusCode == 304 {
+            // A 304 the load did not ask for: cacheNotModified, as SDWebImage's loader gives it
+            // (never on the block list).
+            throw ImageDownloader.notModified(request.url, http: nil)
+        }
     }
 
     /// Ends the load with `error`, putting its URL on the block list when the error is

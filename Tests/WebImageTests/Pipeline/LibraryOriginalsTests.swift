@@ -120,6 +120,27 @@ struct LibraryOriginalsTests {
         #expect(await originals.storedValue(forKey: "gone") == nil)
     }
 
+    @Test("a cold load's original comes from stage A: an empty body is its error; a 304 it did not ask for is cacheNotModified, never blocked")
+    func coldLoad() async throws {
+        try await ManagerFixture.with { f in
+            let empty = f.serve("/empty.png", Data())
+            let failed = await f.loadAll(empty)
+            #expect(failed.first?.error?.code == .badImageData)
+            #expect(failed.first?.error?.message == "The source is empty")
+            f.origin.route("/stray", .init(status: 304))
+            let stray = f.origin.url("/stray")
+            #expect(await f.loadAll(stray).first?.error?.code == .cacheNotModified)
+            #expect(await f.loadAll(stray).first?.error?.code == .cacheNotModified, "not on the block list")
+            #expect(f.origin.requestCount("/stray") == 2)
+            // And a body: decoded by stage B, stored by the load.
+            let url = f.serve("/ok.png", ManagerTestKit.png(), headers: [("Cache-Control", "max-age=60")])
+            let loaded = await f.loadAll(url, options: [.waitStoreCache])
+            #expect(loaded.first?.image?.width == 32 && loaded.first?.http?.statusCode == 200)
+            #expect(await f.cache.diskImageData(forKey: url.absoluteString) == ManagerTestKit.png())
+            #expect(f.manager.pipeline.originals.startedCount == 0, "each load fetches on its own; the downloader shares transfers")
+        }
+    }
+
     /// A loader that makes an image and no bytes (a generated image).
     final class ImageOnlyLoader: ImageLoader {
         func canRequestImage(for url: URL?) -> Bool { true }
