@@ -69,6 +69,20 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
         partial: (@Sendable (DecodedImage) -> Void)?
     ) async throws(WebImageError) -> DecodedFetch {
+        try await loadDecoded(url, options: options, context: context, observer: observer, partial: partial) {
+            observer throws(WebImageError) in try await fetch(url, options: options, context: context, observer: observer)
+        }
+    }
+
+    /// ``loadDecoded(_:options:context:observer:partial:)`` whose body comes from `fetch`,
+    /// given the load's observer with the body lease (and the bytes-so-far reader for
+    /// partial images) set: the library's pipeline fetches through stage A, for the stage's
+    /// rules, and decodes here.
+    package func loadDecoded(
+        _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
+        partial: (@Sendable (DecodedImage) -> Void)?,
+        fetch: (ImageLoadObserver) async throws(WebImageError) -> FetchOutcome
+    ) async throws(WebImageError) -> DecodedFetch {
         let stage = stage(options: options, context: context)
         let lease = BodyLease()
         defer { lease.release() }
@@ -80,9 +94,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
             observer.bodySoFar = { data in body.offer(data) }
             let fetched = await withTaskGroup(of: Void.self) { group in
                 group.addTask { await stage.partialImages(of: body, partial) }
-                let fetched = await Result { () async throws(WebImageError) -> FetchOutcome in
-                    try await fetch(url, options: options, context: context, observer: observer)
-                }
+                let fetched = await Result { () async throws(WebImageError) -> FetchOutcome in try await fetch(observer) }
                 // No partial image after the final one: the reader stops before the final decode.
                 body.finish()
                 group.cancelAll()
@@ -90,7 +102,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
             }
             outcome = try fetched.get()
         } else {
-            outcome = try await fetch(url, options: options, context: context, observer: observer)
+            outcome = try await fetch(observer)
         }
         switch outcome {
         case .notModified(let http):

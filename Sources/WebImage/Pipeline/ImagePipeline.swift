@@ -336,49 +336,23 @@ final class ImagePipeline: Sendable {
     /// A cold load's original from stage A, fetched by `downloader` for this load alone
     /// (unshared: its token, progress and priority; the downloader shares the transfer
     /// underneath) with no stored copy to look up (the load's cache query missed, and the
-    /// load stores what it makes itself), then its image from stage B, decoded once for
-    /// the loads of one body with the same decode options. Partial images come from stage
-    /// B's incremental decoder reading the bytes received so far, none after the final one.
-    ///
-    /// While stage B decodes, the load holds the body (``BodyLease``), so a request for the
-    /// same URL meanwhile joins the finished transfer instead of fetching again.
+    /// load stores what it makes itself), then its image from stage B as the downloader
+    /// decodes a body (``ImageDownloader/loadDecoded(_:options:context:observer:partial:fetch:)``:
+    /// the body lease held while it decodes, one decode for the loads of one body, partial
+    /// images from the bytes so far).
     private func fetchAndDecode(
         _ request: ImageRequest, from downloader: ImageDownloader, options: WebImageOptions, context: WebImageContext,
         observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?
     ) async throws(WebImageError) -> ImageLoadResponse {
-        let url = request.url
-        let stage = downloader.stage(options: options, context: context)
-        let lease = BodyLease()
-        defer { lease.release() }
-        var observer = observer
-        observer.bodyLease = lease
-        let heard = HeardResponse()
-        let original: OriginalData
-        if let partial {
-            let body = BodyProgress()
-            observer.bodySoFar = { data in body.offer(data) }
+        let decoded = try await downloader.loadDecoded(
+            request.url, options: options, context: context, observer: observer, partial: partial
+        ) { observer throws(WebImageError) in
+            let heard = HeardResponse()
             let fetch = LoaderFetch(loader: downloader, options: options, context: context, observer: observer, heard: heard)
-            let fetched = await withTaskGroup(of: Void.self) { group in
-                group.addTask { await stage.partialImages(of: body, partial) }
-                let fetched = await Result { () async throws(WebImageError) -> OriginalData in
-                    try await self.original(of: request, from: fetch)
-                }
-                // No partial image after the final one: the reader stops before the final decode.
-                body.finish()
-                group.cancelAll()
-                return fetched
-            }
-            original = try fetched.get()
-        } else {
-            let fetch = LoaderFetch(loader: downloader, options: options, context: context, observer: observer, heard: heard)
-            original = try await self.original(of: request, from: fetch)
+            let original = try await self.original(of: request, from: fetch)
+            return .body(original, http: heard.response?.http)
         }
-        // A coder of the load's own decodes alone: the key cannot tell two coders apart.
-        let shared = context.imageCoder == nil ? url : nil
-        let image = options.contains(.avoidDecodeImage)
-            ? nil : try await stage.image(from: original.data, sharedFrom: shared, in: downloader.sharedDecodes)
-        let http = heard.response?.http
-        return ImageLoadResponse(url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1)
+        return try decoded.response(for: request.url)
     }
 
     /// The load's original from stage A, fetched for it alone, with nothing stored to look up.
