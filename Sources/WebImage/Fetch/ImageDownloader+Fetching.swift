@@ -60,15 +60,15 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     /// ``WebImageOptions/avoidDecodeImage``; partial images go to `partial`, made from the
     /// bytes so far by stage B's incremental decoder, none after the final image. Callers
     /// of one body with this downloader's coders and the same decode options share one
-    /// decode. A 304 is ``DecodedFetch/notModified(_:)``; an empty body and a status other
-    /// than an accepted one are errors.
+    /// decode. A 304 (its headers in the error's ``ResponseCause``), an empty body and a
+    /// status other than an accepted one are errors.
     ///
     /// While it decodes, the load holds the body (``BodyLease``), so a request for the same
     /// URL meanwhile joins the finished transfer instead of fetching again.
     package func loadDecoded(
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
         partial: (@Sendable (DecodedImage) -> Void)?
-    ) async throws(WebImageError) -> DecodedFetch {
+    ) async throws(WebImageError) -> ImageLoadResponse {
         try await loadDecoded(url, options: options, context: context, observer: observer, partial: partial) {
             observer throws(WebImageError) in try await fetch(url, options: options, context: context, observer: observer)
         }
@@ -82,7 +82,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         _ url: URL, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
         partial: (@Sendable (DecodedImage) -> Void)?,
         fetch: (ImageLoadObserver) async throws(WebImageError) -> FetchOutcome
-    ) async throws(WebImageError) -> DecodedFetch {
+    ) async throws(WebImageError) -> ImageLoadResponse {
         let stage = stage(options: options, context: context)
         let lease = BodyLease()
         defer { lease.release() }
@@ -106,7 +106,7 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         }
         switch outcome {
         case .notModified(let http):
-            return .notModified(http)
+            throw Self.notModified(url, http: http)
         case .status(let http):
             throw WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode)
         case .body(let original, let http):
@@ -115,8 +115,8 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
             let shared = context.imageCoder == nil ? url : nil
             let image = options.contains(.avoidDecodeImage)
                 ? nil : try await stage.image(from: original.data, sharedFrom: shared, in: sharedDecodes)
-            return .response(ImageLoadResponse(
-                url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1))
+            return ImageLoadResponse(
+                url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1)
         }
     }
 
@@ -160,23 +160,5 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
     private static func outcome(_ data: Data, http: HTTPResponseInfo?) -> FetchOutcome {
         guard let http else { return .body(OriginalData(data: data), http: nil) }
         return .body(OriginalData(data: data, http: http), http: http)
-    }
-}
-
-/// What fetch + stage B gave (``ImageDownloader/loadDecoded(_:options:context:observer:partial:)``):
-/// the final response, or a 304 to a conditional request (with its headers, which renew
-/// the stored freshness).
-package enum DecodedFetch: Sendable {
-    case response(ImageLoadResponse)
-    case notModified(HTTPResponseInfo?)
-
-    /// The response; a 304 the load did not ask for is
-    /// ``WebImageCodecs/WebImageError/Code/cacheNotModified``.
-    package func response(for url: URL) throws(WebImageError) -> ImageLoadResponse {
-        switch self {
-        case .response(let response): return response
-        case .notModified(let http):
-            throw ImageDownloader.notModified(url, http: http)
-        }
     }
 }

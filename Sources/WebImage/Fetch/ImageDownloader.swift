@@ -184,7 +184,6 @@ public final class ImageDownloader: ImageLoader {
             partial = { image in deliver(ImageLoadResponse(url: url, image: image, data: nil, isFinished: false)) }
         }
         let response = try await loadDecoded(url, options: options, context: context, observer: observer, partial: partial)
-            .response(for: url)
         // The token ends the wait while the caller waits on its transfer, and also here.
         if observer.token?.isCancelled == true { throw .cancelled() }
         return response

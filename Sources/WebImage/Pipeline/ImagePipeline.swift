@@ -344,7 +344,7 @@ final class ImagePipeline: Sendable {
         _ request: ImageRequest, from downloader: ImageDownloader, options: WebImageOptions, context: WebImageContext,
         observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?
     ) async throws(WebImageError) -> ImageLoadResponse {
-        let decoded = try await downloader.loadDecoded(
+        try await downloader.loadDecoded(
             request.url, options: options, context: context, observer: observer, partial: partial
         ) { observer throws(WebImageError) in
             let heard = HeardResponse()
@@ -352,7 +352,6 @@ final class ImagePipeline: Sendable {
             let original = try await self.original(of: request, from: fetch)
             return .body(original, http: heard.response?.http)
         }
-        return try decoded.response(for: request.url)
     }
 
     /// The load's original from stage A, fetched for it alone, with nothing stored to look up.
