@@ -20,6 +20,18 @@ struct ImageManagerFreshnessTests {
         return (f, url)
     }
 
+    /// Serves a PNG at `path` with ETag "v1" and `cacheControl`, and a 304 that says fresh
+    /// for an hour to a request that sends that ETag back; returns its URL.
+    static func serveThen304(_ f: ManagerFixture, _ path: String, cacheControl: String) -> URL {
+        var first = TestOrigin.Response(body: Array(ManagerTestKit.png()), contentType: "image/png",
+                                        headers: [("Cache-Control", cacheControl)])
+        first.etag = "\"v1\""
+        let body = first
+        let notModified = TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
+        f.origin.route(path) { request in request.headers["if-none-match"] == "\"v1\"" ? notModified : body }
+        return f.origin.url(path)
+    }
+
     static func dropMemory(_ f: ManagerFixture) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             f.cache.clear(cacheType: .memory) { c.resume() }
@@ -60,13 +72,7 @@ struct ImageManagerFreshnessTests {
         try await ManagerFixture.with { f in
             f.manager.httpCachePolicy = .respectHeaders
             // The first answer is stale at once; the 304 says fresh for an hour.
-            var initial = TestOrigin.Response(body: Array(ManagerTestKit.png()), contentType: "image/png",
-                                              headers: [("Cache-Control", "max-age=0")])
-            initial.etag = "\"v1\""
-            let first = initial
-            let notModified = TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
-            f.origin.route("/refresh.png") { request in request.headers["if-none-match"] == "\"v1\"" ? notModified : first }
-            let url = f.origin.url("/refresh.png")
+            let url = Self.serveThen304(f, "/refresh.png", cacheControl: "max-age=0")
             _ = await f.loadAll(url, options: Self.store)
             _ = await f.loadAll(url)
             _ = await f.loadAll(url)
@@ -116,13 +122,7 @@ struct ImageManagerFreshnessTests {
     func backgroundNotModified() async throws {
         try await ManagerFixture.with { f in
             f.manager.httpCachePolicy = .respectHeaders
-            var initial = TestOrigin.Response(body: Array(ManagerTestKit.png()), contentType: "image/png",
-                                              headers: [("Cache-Control", "max-age=0, stale-while-revalidate=600")])
-            initial.etag = "\"v1\""
-            let first = initial
-            let notModified = TestOrigin.Response(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
-            f.origin.route("/swr-304.png") { request in request.headers["if-none-match"] == "\"v1\"" ? notModified : first }
-            let url = f.origin.url("/swr-304.png")
+            let url = Self.serveThen304(f, "/swr-304.png", cacheControl: "max-age=0, stale-while-revalidate=600")
             let bytes = await f.loadAll(url, options: Self.store).first?.data
             _ = await f.loadAll(url)
             #expect(await Self.revalidated(f, runs: 1))
