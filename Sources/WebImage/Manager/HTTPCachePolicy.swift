@@ -10,8 +10,9 @@ public enum HTTPCachePolicy: Sendable, Hashable {
     /// a conditional request before use (304 refreshes it, no second image);
     /// `stale-while-revalidate` serves the stale image at once and revalidates in the
     /// background (new bytes replace the stored original undecoded, and the next load
-    /// decodes them; revalidations of one original share one request); `stale-if-error` serves it when revalidation fails within that window
-    /// (no answer, or a 5xx; a 4xx is the source's answer and fails the load, RFC 5861 §4);
+    /// decodes them; revalidations of one original share one request); `stale-if-error`
+    /// serves it when revalidation fails within that window (no answer, or a 5xx; a 4xx
+    /// is the source's answer and fails the load, RFC 5861 §4);
     /// `must-revalidate` forbids both. Entries stored without caching headers stay fresh.
     case respectHeaders
 }

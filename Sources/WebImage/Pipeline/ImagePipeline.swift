@@ -244,7 +244,7 @@ final class ImagePipeline: Sendable {
         guard var response = heard.response else { return nil }
         if request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
         if response.image == nil, !options.contains(.avoidDecodeImage), let data = response.data,
-           let downloader = (request.loader as? any ImageFetchingLoader)?.fetcher(for: request.url) {
+           let downloader = fetch.fetching?.fetcher(for: request.url) {
             response.image = try await downloader.stage(options: options, context: context).image(from: data)
         }
         return response
@@ -348,7 +348,7 @@ final class ImagePipeline: Sendable {
             request.url, options: options, context: context, observer: observer, partial: partial
         ) { observer throws(WebImageError) in
             let heard = HeardResponse()
-            let fetch = LoaderFetch(loader: downloader, options: options, context: context, observer: observer, heard: heard)
+            let fetch = LoaderFetch(downloader: downloader, options: options, context: context, observer: observer, heard: heard)
             let original = try await self.original(of: request, from: fetch)
             return .body(original, http: heard.response?.http)
         }

@@ -69,10 +69,27 @@ struct ImageCachingOriginals: PipelineStageCache {
 /// stored copy stood. It fetches under no shared key, so the body it hears is its own.
 struct LoaderFetch: ImageFetching {
     let loader: any ImageLoader
+    /// `loader` as a loader with fetchers (the downloader), cast once when it is made.
+    let fetching: (any ImageFetchingLoader)?
     let options: WebImageOptions
     let context: WebImageContext
     let observer: ImageLoadObserver
-    var heard: HeardResponse? = nil
+    let heard: HeardResponse?
+
+    init(
+        loader: any ImageLoader, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
+        heard: HeardResponse? = nil
+    ) {
+        (self.loader, fetching) = (loader, loader as? any ImageFetchingLoader)
+        (self.options, self.context, self.observer, self.heard) = (options, context, observer, heard)
+    }
+
+    /// The fetch of a loader known to be the downloader (a cold load's): nothing to cast.
+    init(downloader: ImageDownloader, options: WebImageOptions, context: WebImageContext, observer: ImageLoadObserver,
+         heard: HeardResponse?) {
+        (loader, fetching) = (downloader, downloader)
+        (self.options, self.context, self.observer, self.heard) = (options, context, observer, heard)
+    }
 
     func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
         var (options, context) = (options, context)
@@ -80,7 +97,7 @@ struct LoaderFetch: ImageFetching {
             options.insert(.useHTTPCache)
             context.validators = validators
         }
-        if let downloader = (loader as? any ImageFetchingLoader)?.fetcher(for: url) {
+        if let downloader = fetching?.fetcher(for: url) {
             do throws(WebImageError) {
                 let outcome = try await downloader.fetch(url, options: options, context: context, observer: observer)
                 if case .body(let original, let http) = outcome {
