@@ -165,7 +165,9 @@ What each row measures:
   downloader keeping every decoded image until the last is in (released inside
   the round): the floor of any cache that keeps them, against the downloader.
   The same through a new `ImageManager` (default options, memory and disk cache
-  cold in a fresh temporary directory, so every image is also stored), against
+  cold in a fresh temporary directory, so every image is also stored; the disk
+  writes a round leaves running are finished after it, untimed, so no round
+  inherits another's and a round that stored fewer entries fails), against
   aiohttp + Pillow, against the downloader and against the keep floor (issue
   #48's gate, ≥ 0.95×); the same manager with `cacheMemoryOnly`, no goal: the
   gate's row without the disk tier's writes; the same manager once more with

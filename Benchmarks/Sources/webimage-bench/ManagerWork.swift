@@ -44,7 +44,10 @@ enum ManagerWork {
     /// URL loaded at once with default options (so each image is decoded and stored in
     /// both caches; with `memoryOnly`, `cacheMemoryOnly`: in memory only). Creating and
     /// removing the directory is not timed; releasing the manager with the images its
-    /// memory cache keeps is (the round's last step).
+    /// memory cache keeps is (the round's last step). The disk writes a load starts in the
+    /// background are timed as far as they overlap the loads; after the round, untimed,
+    /// the cache is flushed, so no round inherits the last one's backlog and each writes
+    /// every entry (a round that stored fewer than one entry per URL fails the run).
     static func download(
         paths: [String], concurrency: Int, memoryOnly: Bool = false, iterations: Int, warmup: Int
     ) throws -> BenchReport {
@@ -54,14 +57,24 @@ enum ManagerWork {
             .appendingPathComponent("webimage-bench-manager-download-\(getpid())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
-            var pixels = 0, round = 0
-            let (samples, cores) = try await Sampler.samplesAndCores(iterations: iterations, warmup: warmup) { () async throws in
+            var pixels = 0, round = 0, unwritten = 0
+            var written: ImageCache?
+            let settle = { () async -> Void in
+                guard let cache = written else { return }
+                written = nil
+                await cache.flush()
+                if !memoryOnly, await cache.totalDiskCount() < Set(urls).count { unwritten += 1 }
+            }
+            let (samples, cores) = try await Sampler.samplesAndCores(
+                iterations: iterations, warmup: warmup, settle: settle
+            ) { () async throws in
                 round += 1
                 var config = DownloaderConfig()
                 config.maxConcurrentDownloads = concurrency
                 let downloader = ImageDownloader(config: config)
                 let cache = ImageCache(namespace: "bench", directory: root.appendingPathComponent("\(round)"))
                 let manager = ImageManager(cache: cache, loader: downloader)
+                written = cache
                 do {
                     pixels = try await withThrowingTaskGroup(of: Int.self) { group in
                         for url in urls {
@@ -77,6 +90,9 @@ enum ManagerWork {
                     throw error
                 }
                 await downloader.shutdown()
+            }
+            guard unwritten == 0 else {
+                throw UsageError("\(unwritten) round(s) stored fewer disk entries than URLs")
             }
             return (samples, cores, pixels)
         }

@@ -35,16 +35,33 @@ enum Sampler {
 
     /// ``samples(iterations:warmup:isolation:_:)``, plus the cores the process kept busy
     /// while the measured iterations ran: its user + system CPU (every thread) over their
-    /// wall time, so a row can print each side's cores busy.
+    /// wall time, so a row can print each side's cores busy. `settle` runs after every
+    /// iteration (warm-up too), untimed and outside the CPU count: work the iteration left
+    /// running in the background (a cache's disk writes) ends there, so the next iteration
+    /// starts with none of it and each timed iteration does the same work.
     static func samplesAndCores(
-        iterations: Int, warmup: Int, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
+        iterations: Int, warmup: Int, isolation: isolated (any Actor)? = #isolation,
+        settle: () async -> Void = {}, _ body: () async throws -> Void
     ) async rethrows -> (samples: [Double], coresBusy: Double?) {
-        for _ in 0..<warmup { try await body() }
-        let cpuBefore = cpuSeconds()
-        let samples = try await Self.samples(iterations: iterations, warmup: 0, body)
+        for _ in 0..<warmup {
+            try await body()
+            await settle()
+        }
+        let clock = ContinuousClock()
+        var samples: [Double] = []
+        samples.reserveCapacity(iterations)
+        var cpu: Double? = 0
+        for _ in 0..<iterations {
+            let cpuBefore = cpuSeconds()
+            let start = clock.now
+            try await body()
+            samples.append(seconds(clock.now - start))
+            if let before = cpuBefore, let after = cpuSeconds(), let sum = cpu { cpu = sum + (after - before) } else { cpu = nil }
+            await settle()
+        }
         let wall = samples.reduce(0, +)
-        guard let before = cpuBefore, let after = cpuSeconds(), wall > 0 else { return (samples, nil) }
-        return (samples, (after - before) / wall)
+        guard let busy = cpu, wall > 0 else { return (samples, nil) }
+        return (samples, busy / wall)
     }
 
     /// The process's user + system CPU time so far (every thread), in seconds.
