@@ -6,6 +6,9 @@ import Synchronization
 /// a load's ``ImageCaching``, the bytes as the file and the response's metadata as its
 /// extended data, the form ``OriginalData`` reads and the library's cache has always
 /// written (``StoredHTTPMetadata``), so entries written before stage A read the same.
+/// Both are read and written as one entry (``ImageCaching/diskEntry(forKey:)``,
+/// ``ImageCaching/storeDiskEntry(_:extendedData:forKey:)``), so the validators a check
+/// sends are those of the bytes it keeps.
 ///
 /// It has no memory tier: the cache's memory holds decoded images, not bytes. A new
 /// original supersedes what was made from the old one, so storing one removes the
@@ -27,17 +30,15 @@ struct ImageCachingOriginals: PipelineStageCache {
     func memoryValue(forKey key: String) -> OriginalData? { nil }
 
     func storedValue(forKey key: String) async -> OriginalData? {
-        guard let data = await cache.diskData(forKey: key) else { return nil }
-        return OriginalData(storedEntry: StoredEntry(data: data, extendedData: await cache.extendedData(forKey: key)))
+        guard let entry = await cache.diskEntry(forKey: key) else { return nil }
+        return OriginalData(storedEntry: StoredEntry(data: entry.data, extendedData: entry.extendedData))
     }
 
     func store(_ value: OriginalData, forKey key: String) async {
         guard storesNew else { return }
         let entry = value.storedEntry
         do throws(WebImageError) {
-            try await cache.store(nil, data: entry.data, forKey: key, cacheType: .disk)
-            // A new entry starts without extended data.
-            if let extended = entry.extendedData { try await cache.setExtendedData(extended, forKey: key) }
+            try await cache.storeDiskEntry(entry.data, extendedData: entry.extendedData, forKey: key)
         } catch {
             ImagePipeline.logger.error("Storing the original \(key.redactedURLForLog) failed: \(error)")
             return

@@ -137,6 +137,22 @@ public final class ImageCache: ImageCaching {
         try await diskCache.setExtendedData(data, forKey: key)
     }
 
+    /// `key`'s disk entry, its data and extended data read from one open file on
+    /// ``Config/ioPool`` (see ``ImageCaching/diskEntry(forKey:)``).
+    public func diskEntry(forKey key: String) async -> (data: Data, extendedData: Data?)? {
+        guard config.shouldUseDisk, let entry = await diskCache.entry(forKey: key) else { return nil }
+        return (entry.data, entry.extendedData)
+    }
+
+    /// Writes `key`'s disk entry with its extended data attached before the entry appears,
+    /// on the disk cache's I/O queue, and returns when it is written (see
+    /// ``ImageCaching/storeDiskEntry(_:extendedData:forKey:)``); ``flush()`` waits for it.
+    public func storeDiskEntry(_ data: Data, extendedData: Data?, forKey key: String) async throws(WebImageError) {
+        try await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, WebImageError>, Never>) in
+            store(nil, data: data, extendedData: extendedData, forKey: key, cacheType: .disk) { continuation.resume(returning: $0) }
+        }.get()
+    }
+
     /// Returns when every store begun before the call (its encode and disk write) and
     /// every queued removal or trim is done, so a program can exit, or delete the cache
     /// directory, without losing a write or racing one.

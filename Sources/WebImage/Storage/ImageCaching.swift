@@ -72,6 +72,25 @@ public protocol ImageCaching: Sendable {
     ///   cannot be written.
     func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError)
 
+    /// `key`'s disk entry: its encoded data and the extended data stored with it, or `nil`
+    /// on a miss.
+    ///
+    /// The default reads ``diskData(forKey:)``, then ``extendedData(forKey:)``: a store
+    /// between the two can pair new bytes with old extended data. ``ImageCache`` reads both
+    /// from one open file (its extended attribute; a file system without them keeps a
+    /// sidecar file, read right after).
+    func diskEntry(forKey key: String) async -> (data: Data, extendedData: Data?)?
+
+    /// Writes `data` as `key`'s disk entry with `extendedData` (`nil`: none) and returns
+    /// when it is written.
+    ///
+    /// The default runs ``store(_:data:forKey:cacheType:)`` for the disk, then
+    /// ``setExtendedData(_:forKey:)``: a reader between the two sees the new bytes without
+    /// their extended data. ``ImageCache`` attaches it before the entry appears.
+    ///
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when it cannot be written.
+    func storeDiskEntry(_ data: Data, extendedData: Data?, forKey key: String) async throws(WebImageError)
+
     /// Stores `image` and/or its encoded `data` in the caches `cacheType` names and
     /// returns when the disk part is written.
     ///
@@ -128,6 +147,17 @@ extension ImageCaching {
         forKey key: String, context: WebImageContext
     ) async throws(WebImageError) -> ImageCacheQueryResult {
         try await queryImage(forKey: key, options: [], context: context)
+    }
+
+    public func diskEntry(forKey key: String) async -> (data: Data, extendedData: Data?)? {
+        guard let data = await diskData(forKey: key) else { return nil }
+        return (data, await extendedData(forKey: key))
+    }
+
+    public func storeDiskEntry(_ data: Data, extendedData: Data?, forKey key: String) async throws(WebImageError) {
+        try await store(nil, data: data, forKey: key, cacheType: .disk)
+        // A new entry starts without extended data.
+        if let extendedData { try await setExtendedData(extendedData, forKey: key) }
     }
 
     public func storeInBackground(

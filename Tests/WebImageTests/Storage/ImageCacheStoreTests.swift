@@ -211,4 +211,67 @@ struct ImageCacheStoreTests {
         #expect(await cache.totalDiskCount() == 0)
         #expect(cache.memoryCache.count == 0)
     }
+
+    @Test("a disk entry is stored and read as one: its extended data attached before it appears and read from the same open file, never another write's; a replacement without any has none; no disk, no entry")
+    func diskEntryAsOne() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = Self.makeCache(dir)
+        let (a, b) = (Data(repeating: 0x61, count: 40_000), Data(repeating: 0x62, count: 20_000))
+        try await cache.storeDiskEntry(a, extendedData: Data("xa".utf8), forKey: "k")
+        var entry = await cache.diskEntry(forKey: "k")
+        #expect(entry?.data == a && entry?.extendedData == Data("xa".utf8))
+        #expect(cache.imageFromMemory(forKey: "k") == nil)
+        try await cache.storeDiskEntry(b, extendedData: nil, forKey: "k")
+        entry = await cache.diskEntry(forKey: "k")
+        #expect(entry?.data == b && entry?.extendedData == nil)
+        #expect(await cache.diskEntry(forKey: "missing") == nil)
+
+        // A writer replacing the entry while a reader reads it: each read pairs the bytes
+        // with the extended data written with them (the length tells the writes apart).
+        let rounds = 300
+        let writer = Task {
+            for i in 0..<rounds {
+                let (data, tag) = i.isMultiple(of: 2) ? (a, "xa") : (b, "xb")
+                try await cache.storeDiskEntry(data, extendedData: Data(tag.utf8), forKey: "race")
+            }
+        }
+        var reads = 0, mismatched = 0
+        while reads < 2_000 {
+            if let read = await cache.diskEntry(forKey: "race") {
+                let expected = read.data.count == a.count ? "xa" : "xb"
+                if read.extendedData != Data(expected.utf8) { mismatched += 1 }
+                reads += 1
+            }
+            await Task.yield()
+        }
+        try await writer.value
+        #expect(mismatched == 0)
+
+        let noDisk = Self.makeCache(try TemporaryDirectory()) { $0.shouldUseDisk = false }
+        try await noDisk.storeDiskEntry(a, extendedData: Data("xa".utf8), forKey: "k")
+        #expect(await noDisk.diskEntry(forKey: "k") == nil)
+    }
+
+    /// A custom cache that implements only the base requirements.
+    final class BaseOnlyCache: ForwardingCache {
+        let base: ImageCache
+        init(_ base: ImageCache) { self.base = base }
+        func queryImage(forKey key: String, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) -> ImageCacheQueryResult {
+            try await base.queryImage(forKey: key, options: options, context: context)
+        }
+    }
+
+    @Test("a custom cache without its own disk-entry calls gets them from diskData, extendedData, store and setExtendedData")
+    func diskEntryDefaults() async throws {
+        let dir = try TemporaryDirectory()
+        let cache = BaseOnlyCache(Self.makeCache(dir))
+        try await cache.storeDiskEntry(Data("one".utf8), extendedData: Data("x1".utf8), forKey: "k")
+        var entry = await cache.diskEntry(forKey: "k")
+        #expect(entry?.data == Data("one".utf8) && entry?.extendedData == Data("x1".utf8))
+        try await cache.storeDiskEntry(Data("two".utf8), extendedData: nil, forKey: "k")
+        entry = await cache.diskEntry(forKey: "k")
+        #expect(entry?.data == Data("two".utf8) && entry?.extendedData == nil)
+        #expect(await cache.diskEntry(forKey: "missing") == nil)
+    }
+
 }
