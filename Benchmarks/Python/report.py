@@ -168,18 +168,18 @@ What each row measures:
   cold in a fresh temporary directory, so every image is also stored; the disk
   writes a round leaves running are finished after it, untimed, so no round
   inherits another's and a round that stored fewer entries fails), against
-  aiohttp + Pillow, against the downloader and against the keep floor (issue
-  #48's gate, ≥ 0.95×); the same manager with `cacheMemoryOnly`, no goal: the
-  gate's row without the disk tier's writes; the same manager once more with
-  `TMPDIR` on tmpfs (`/dev/shm`), no goal: this machine's root ext4 has no
-  journal, and without one ext4 will not reuse an inode deleted in the last 60 s
-  (360 s while its inode table block is dirty) and reads past each such inode
-  for every file it creates (`recently_deleted()` in fs/ext4/ialloc.c), so the
-  default row pays for the files the runs before it deleted, which the tmpfs row
-  shows; and the same manager with its caches on a journaled ext4 (a 1 GiB image
-  file on the same disk, made by a default `mkfs.ext4`, loop-mounted; needs
-  root), against the keep floor, no goal: the gate's row on the file system a
-  user's disk has. Each side prints the cores it kept busy over the measured time (user +
+  aiohttp + Pillow, against the downloader and against the keep floor (no goal
+  here: this machine's root ext4 has no journal, and without one ext4 will not
+  reuse an inode deleted in the last 60 s (360 s while its inode table block is
+  dirty) and reads past each such inode for every file it creates
+  (`recently_deleted()` in fs/ext4/ialloc.c, skipped when there is a journal),
+  so this row pays for the files the rows before it deleted, the manager's own
+  earlier rounds among them); the same manager with `cacheMemoryOnly`, no goal:
+  the gate's row without the disk tier's writes; the same manager once more with
+  `TMPDIR` on tmpfs (`/dev/shm`), no goal: the file system's share; and the same
+  manager with its caches on a journaled ext4 (a 1 GiB image file on the same
+  disk, made by a default `mkfs.ext4`, loop-mounted; needs root), against the
+  keep floor: issue #48's gate (≥ 0.95×), the file system a user's disk has. Each side prints the cores it kept busy over the measured time (user +
   system CPU of its processes ÷ wall); a peer under 1.5 of 2 cores makes the row
   "not comparable" instead of pass or fail.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours
