@@ -86,11 +86,13 @@ $(PY_VENV)/.stamp: Makefile
 	$(PY_VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PYPI)
 	@touch $@
 
-# The package's pytest suite (python/tests, ~2 min) on the debug binary, the package from python/src.
+# The package's pytest suite (python/tests, ~2 min) on the debug binary, the package from python/src;
+# then the bench driver's reading of two runs (compare --base), which needs no build.
 test-python: py-venv
 	$(SWIFT) build --product webimage $(TRAITS)
 	cd python && WEBIMAGE_BINARY=$(CURDIR)/.build/debug/webimage PYTHONPATH=$(CURDIR)/python/src \
 	  $(CURDIR)/$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q tests
+	cd Benchmarks/Python && $(CURDIR)/$(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q test_base_compare.py
 
 wheel-venv: $(WHEEL_VENV)/.stamp
 $(WHEEL_VENV)/.stamp: Makefile

@@ -1,0 +1,52 @@
+"""compare --base's reading of two runs' tables (Python/base_compare.py)."""
+
+import pytest
+
+import base_compare
+
+
+def page(rows):
+    """A results page as compare writes it: a header, the table, a legend table after."""
+    lines = ["# WebImage benchmark results", "", "| work | ours | peer | ratio | goal | result |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {work} | {ours} | — | {ratio} | — | info |" for work, ours, ratio in rows]
+    lines += ["", "| work | meaning |", "|---|---|", "| not a row | x |"]
+    return "\n".join(lines)
+
+
+def test_values_in_every_unit_the_table_prints():
+    assert base_compare.parse_value("832 ms (1.87 of 2 cores busy)") == (pytest.approx(0.832), 1.87, "time")
+    assert base_compare.parse_value("1.07 s (1.86 of 2 cores busy)") == (pytest.approx(1.07), 1.86, "time")
+    assert base_compare.parse_value("6.31 µs/op") == (pytest.approx(6.31e-06), None, "time")
+    assert base_compare.parse_value("410 ns/op")[0] == pytest.approx(410e-9)
+    assert base_compare.parse_value("1,234 ms")[0] == pytest.approx(1.234)
+    assert base_compare.parse_value("312 MB") == (pytest.approx(312e6), None, "size")
+    assert base_compare.parse_value("not measured: no nginx") is None
+
+
+def test_rows_of_the_first_table_only():
+    rows = base_compare.parse_rows(page([("a", "10 ms", "0.90×"), ("b", "2 µs/op", "—")]))
+    assert rows == {"a": ("10 ms", "0.90×"), "b": ("2 µs/op", "—")}
+
+
+def test_per_pair_ratios_their_median_and_the_three_percent_mark():
+    # Row "a": 4 % slower in every pair; "b": 1 % faster, then 2 % slower (median 1.005);
+    # "c" is measured on one side only, "d" in different kinds (a time, a size).
+    pairs = []
+    for tip_b, base_b in ((9.9, 10.0), (10.2, 10.0)):
+        tip = base_compare.parse_rows(page([("a", "104 ms (1.80 of 2 cores busy)", "0.94×"), ("b", f"{tip_b} ms", "1.00×"),
+                                            ("c", "5 ms", "—"), ("d", "5 ms", "—")]))
+        base = base_compare.parse_rows(page([("a", "100 ms (1.90 of 2 cores busy)", "0.96×"), ("b", f"{base_b} ms", "1.00×"),
+                                             ("c", "not measured: x", "—"), ("d", "5 MB", "—")]))
+        pairs.append((tip, base))
+    summary = {row["work"]: row for row in base_compare.summarize(pairs)}
+    assert set(summary) == {"a", "b"}
+    a, b = summary["a"], summary["b"]
+    assert round(a["ratio"], 6) == 1.04 and a["slower"] and a["pairs"] == 2
+    assert a["tip_busy"] == (1.80, 1.80) and a["base_busy"] == (1.90, 1.90)
+    assert a["in_run"] == (0.94, 0.96)
+    assert round(b["ratio"], 6) == round((0.99 + 1.02) / 2, 6) and not b["slower"]
+    assert round(b["low"], 6) == 0.99 and round(b["high"], 6) == 1.02
+    text = base_compare.markdown(list(summary.values()), "tip", "base", 2)
+    assert "| a | 104 ms | 100 ms | 1.040 (1.04–1.04), n=2 | 0.94× / 0.96× | 1.80 / 1.90 | SLOWER |" in text
+    assert "| b |" in text and text.count("SLOWER |") == 1
