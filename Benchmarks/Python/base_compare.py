@@ -18,8 +18,9 @@ import subprocess
 from pathlib import Path
 
 # A time as the table prints it, per sample or per operation.
-_TIME = re.compile(r"^([\d.,]+)\s*(ns|µs|us|ms|s)(/op)?\b")
-_SIZE = re.compile(r"^([\d.,]+)\s*(KB|MB|GB|KiB|MiB|GiB)\b")
+_NUMBER = r"([\d.,]+(?:e[+-]?\d+)?)"
+_TIME = re.compile(r"^" + _NUMBER + r"\s*(ns|µs|us|ms|s)(/op)?\b")
+_SIZE = re.compile(r"^" + _NUMBER + r"\s*(KB|MB|GB|KiB|MiB|GiB)\b")
 _RATIO = re.compile(r"^([\d.]+)×")
 _CORES = re.compile(r"\(([\d.]+) of (\d+) cores busy\)")
 _SCALE = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0,

@@ -11,6 +11,9 @@ import re
 def format_time(seconds):
     if seconds is None:
         return "—"
+    # Rounded to the three digits shown before the unit is chosen: 999.6 ms is "1 s",
+    # never "1e+03 ms".
+    seconds = float(f"{seconds:.3g}")
     for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
         if seconds >= scale or unit == "ns":
             return f"{seconds / scale:.3g} {unit}"

@@ -20,6 +20,7 @@ def test_values_in_every_unit_the_table_prints():
     assert base_compare.parse_value("6.31 µs/op") == (pytest.approx(6.31e-06), None, "time")
     assert base_compare.parse_value("410 ns/op")[0] == pytest.approx(410e-9)
     assert base_compare.parse_value("1,234 ms")[0] == pytest.approx(1.234)
+    assert base_compare.parse_value("1e+03 ms")[0] == pytest.approx(1.0)  # as pages before 2026-11-30 printed 999.6 ms
     assert base_compare.parse_value("312 MB") == (pytest.approx(312e6), None, "size")
     assert base_compare.parse_value("not measured: no nginx") is None
 
@@ -50,3 +51,13 @@ def test_per_pair_ratios_their_median_and_the_three_percent_mark():
     text = base_compare.markdown(list(summary.values()), "tip", "base", 2)
     assert "| a | 104 ms | 100 ms | 1.040 (1.04–1.04), n=2 | 0.94× / 0.96× | 1.80 / 1.90 | SLOWER |" in text
     assert "| b |" in text and text.count("SLOWER |") == 1
+
+
+def test_the_table_prints_times_the_reader_reads():
+    import report
+    assert report.format_time(0.9996) == "1 s"  # rounded before the unit is chosen, not "1e+03 ms"
+    assert report.format_time(0.99949) == "999 ms"
+    assert report.format_time(1.2345e-4) == "123 µs"
+    for seconds in (0.9996, 0.0123, 4.5e-7, 3.2):
+        value = base_compare.parse_value(report.format_time(seconds))
+        assert value is not None and value[0] == pytest.approx(seconds, rel=5e-3)

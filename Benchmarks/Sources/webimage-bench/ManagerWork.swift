@@ -43,8 +43,8 @@ enum ManagerWork {
     /// transfers and a cache in a fresh temporary directory (cold memory and disk), every
     /// URL loaded at once with default options (so each image is decoded and stored in
     /// both caches; with `memoryOnly`, `cacheMemoryOnly`: in memory only). Creating and
-    /// removing the directory is not timed; releasing the manager with the images its
-    /// memory cache keeps is (the round's last step). The disk writes a load starts in the
+    /// removing the directory is not timed; releasing the images its memory cache keeps
+    /// is (the round's last step, `clearMemory()`). The disk writes a load starts in the
     /// background are timed as far as they overlap the loads; after the round, untimed,
     /// the cache is flushed, so no round inherits the last one's backlog and each writes
     /// every entry (a round that stored fewer than one entry per URL fails the run).
@@ -90,6 +90,10 @@ enum ManagerWork {
                     throw error
                 }
                 await downloader.shutdown()
+                // The images the memory cache keeps are released inside the round, as the
+                // keep floor releases its array, whether or not the cache is still held by
+                // its disk writes (or by `written`, until the settle step).
+                cache.clearMemory()
             }
             guard unwritten == 0 else {
                 throw UsageError("\(unwritten) round(s) stored fewer disk entries than URLs")
