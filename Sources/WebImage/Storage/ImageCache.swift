@@ -146,7 +146,7 @@ public final class ImageCache: ImageCaching {
 
     /// Writes `key`'s disk entry with its extended data attached before the entry appears,
     /// on the disk cache's I/O queue, and returns when it is written (see
-    /// ``ImageCaching/storeDiskEntry(_:extendedData:forKey:)``); ``flush()`` waits for it.
+    /// ``ImageCaching/storeDiskEntry(_:extendedData:forKey:)``).
     public func storeDiskEntry(_ data: Data, extendedData: Data?, forKey key: String) async throws(WebImageError) {
         try await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, WebImageError>, Never>) in
             store(nil, data: data, extendedData: extendedData, forKey: key, cacheType: .disk) { continuation.resume(returning: $0) }
