@@ -17,6 +17,9 @@ import statistics
 import subprocess
 from pathlib import Path
 
+import chart
+import report
+
 # A time as the table prints it, per sample or per operation.
 _NUMBER = r"([\d.,]+(?:e[+-]?\d+)?)"
 _TIME = re.compile(r"^" + _NUMBER + r"\s*(ns|µs|us|ms|s)(/op)?\b")
@@ -45,25 +48,21 @@ def parse_value(cell):
 
 
 def parse_rows(markdown):
-    """The first table of a results page: {work: (ours cell, ratio cell)}, in order."""
-    rows, started = {}, False
-    for line in markdown.splitlines():
-        if line.startswith("| work |"):
-            if started:
-                break
-            started = True
-            continue
-        if not started:
-            continue
+    """The first table of a results page: {work: (ours cell, ratio cell)}, in order. Its
+    cells are split as the chart splits them (``chart.rows_from_markdown``)."""
+    start = markdown.find("| work |")
+    if start < 0:
+        return {}
+    lines = []
+    for line in markdown[start:].splitlines()[1:]:
         if not line.startswith("|"):
-            if rows:
+            if lines:
                 break
             continue
-        if line.startswith("|---") or line.startswith("| ---"):
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 4:
-            rows.setdefault(cells[0], (cells[1], cells[3]))
+        lines.append(line)
+    rows = {}
+    for work, ours, _peer, ratio, _goal, _result in chart.rows_from_markdown("\n".join(lines)):
+        rows.setdefault(work, (ours, ratio))
     return rows
 
 
@@ -115,12 +114,7 @@ def summarize(pairs):
 
 
 def _format_value(value, kind):
-    if kind == "size":
-        return f"{value / 1e6:.1f} MB"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
+    return f"{value / 1e6:.1f} MB" if kind == "size" else report.format_time(value)
 
 
 def _format_busy(busy):

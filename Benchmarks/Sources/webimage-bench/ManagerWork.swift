@@ -59,11 +59,12 @@ enum ManagerWork {
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
             var pixels = 0, round = 0, unwritten = 0
             var written: ImageCache?
+            let entries = memoryOnly ? 0 : Set(urls).count
             let settle = { () async -> Void in
                 guard let cache = written else { return }
                 written = nil
                 await cache.flush()
-                if !memoryOnly, await cache.totalDiskCount() < Set(urls).count { unwritten += 1 }
+                if entries > 0, await cache.totalDiskCount() < entries { unwritten += 1 }
             }
             let (samples, cores) = try await Sampler.samplesAndCores(
                 iterations: iterations, warmup: warmup, settle: settle

@@ -21,16 +21,7 @@ enum Sampler {
     static func samples(
         iterations: Int, warmup: Int, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
     ) async rethrows -> [Double] {
-        for _ in 0..<warmup { try await body() }
-        let clock = ContinuousClock()
-        var result: [Double] = []
-        result.reserveCapacity(iterations)
-        for _ in 0..<iterations {
-            let start = clock.now
-            try await body()
-            result.append(seconds(clock.now - start))
-        }
-        return result
+        try await samplesAndCores(iterations: iterations, warmup: warmup, body).samples
     }
 
     /// ``samples(iterations:warmup:isolation:_:)``, plus the cores the process kept busy
