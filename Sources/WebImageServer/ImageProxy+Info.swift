@@ -13,7 +13,7 @@ import WebImageCodecs
 ///   └─ info stage (PipelineStage), key "info#" + settings fingerprint + path: memory hit → 200 / 304;
 ///      else one run per key: disk hit, else a computation in a transform slot (503 when the line
 ///      is full), then stored
-///             └─ source stage (SourceFetcher) ─ header (pixel limit, 422) ─ memory reserved when pixels are needed
+///             └─ stage A (the pipeline's proxy preset) ─ header (pixel limit, 422) ─ memory reserved when pixels are needed
 ///                  └─ ImageInfo on DecodeQueue (header facts; one ≤100 px thumbnail for the rest)
 ///                       └─ the crop window (ProcessingPlan) ─ JSON
 /// ```
@@ -67,7 +67,7 @@ extension ImageProxy {
         _ request: InfoURL, deadline: ContinuousClock.Instant
     ) async -> Result<InfoResult, ProxyError> {
         do throws(ProxyError) {
-            let source = try await sources.image(for: request.source, deadline: deadline)
+            let source = try await pipeline.original(for: request.source, deadline: deadline)
             if ContinuousClock.now >= deadline { throw .requestTimedOut }
             let header = ImageHeader(source.data)
             if let header {

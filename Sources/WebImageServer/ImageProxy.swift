@@ -14,7 +14,7 @@ import WebImageCodecs
 ///   └─ result stage (PipelineStage), keyed by settings fingerprint + path + choice:
 ///      memory hit → 200 / 304; else one run per key: disk hit, else a render in a transform slot
 ///      (503 when the line is full), then stored
-///             └─ originals stage (SourceFetcher's OriginalStage): the source's bytes, from memory or disk,
+///             └─ stage A, originals (the pipeline's proxy preset): the source's bytes, from memory or disk,
 ///                else one transfer per URL (the allowlist and the SSRF guard on every redirect hop)
 ///                  └─ ImageHeader → ProcessingPlan → reserve the peak from the memory budget (wait, else 503)
 ///                       └─ ImageRenderer on DecodeQueue: decode at the planned size, then imgproxy's
@@ -47,7 +47,9 @@ public final class ImageProxy: Sendable {
     /// The server's watermark, decoded once; `nil` without one.
     let watermarkImage: PixelBuffer?
     let downloader: ImageDownloader
-    let sources: SourceFetcher
+    /// The pipeline's proxy preset: stage A, the sources' bytes (``SourcesPreset/proxy(cache:downloader:examples:local:s3:querySeparator:)``),
+    /// run on the task of the render that asked first, then cached.
+    let pipeline: ImagePipeline<SourcesPreset<ProxyError>>
     /// The S3 client, when S3 sources are on.
     let s3: S3Client?
     let sourceDisk: DiskCache?
@@ -152,8 +154,10 @@ public final class ImageProxy: Sendable {
             ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes,
                        querySeparator: config.sourceURLQuerySeparator)
             : nil
-        sources = SourceFetcher(downloader: downloader, examples: examples, disk: sourceDisk, memoryBytes: config.memoryCacheBytes / 4,
-                                local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator, tracing: tracing)
+        let sourceCache = sourceDisk.map { TieredCache<OriginalData>(disk: $0, memoryBytes: config.memoryCacheBytes / 4) }
+        pipeline = ImagePipeline(.proxy(
+            cache: ProxyTracing.cache(sourceCache, stage: "source", tracing: tracing), downloader: downloader, examples: examples,
+            local: local, s3: s3, querySeparator: config.sourceURLQuerySeparator))
         slots = AdmissionGate(capacity: config.maxConcurrentTransforms, maxWaiting: config.maxQueuedTransforms)
         memory = AdmissionGate(
             capacity: config.maxMemoryBytes, maxWaiting: config.maxQueuedTransforms + config.maxConcurrentTransforms,

@@ -40,7 +40,7 @@ struct SelfMadeTasksTests {
                 let first = try await proxy.get(ProxyHarness.unsafePath(source, "rs:fit:150:150"))
                 #expect(first.status == 200)
                 #expect(engine.renders.startedCount == 1)
-                #expect(engine.sources.originals.startedCount == 1)
+                #expect(engine.pipeline.originals.startedCount == 1)
                 // The SSRF guard is on and resolved the name (to 127.0.0.2, an allowed
                 // network) on the request's task: no policy-check task.
                 #expect(!engine.downloader.config.hopPolicy.isEmpty)

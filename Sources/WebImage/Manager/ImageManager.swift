@@ -82,7 +82,7 @@ public final class ImageManager: Sendable {
     private let settings = Settings()
     let failedURLs: FailedURLSet
     /// Where every load that is no memory hit runs.
-    let pipeline: ImagePipeline
+    let pipeline: ImagePipeline<LibraryPreset>
     /// Loads not ended yet: what ``cancelAll()`` reaches (with the pipeline's revalidations).
     private let running = Mutex<[ObjectIdentifier: ImageTask]>([:])
 
@@ -108,7 +108,7 @@ public final class ImageManager: Sendable {
         imageLoader = loader
         self.failedURLs = failedURLs
         self.decodeQueue = decodeQueue
-        pipeline = ImagePipeline(decodeQueue: decodeQueue, failedURLs: failedURLs, settings: settings)
+        pipeline = ImagePipeline(LibraryPreset(decodeQueue: decodeQueue, failedURLs: failedURLs, settings: settings))
     }
 
     // MARK: Settings

@@ -2,10 +2,173 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The library's pipeline: one ``ImageManager`` load, read top to bottom. The manager is
-/// the façade in front of it: it makes the load's keys (the key filter), checks the
-/// failed-URL block list, answers memory hits on the calling thread, and hands the rest
-/// here as an `ImageRequest` with the load's ``ImageTask``.
+/// The image pipeline, one type for the three front-ends, each a preset of it:
+///
+/// ```
+/// stage A, originals (OriginalStage: memory, one fetch per key, the disk tier, fetch, store)
+///  └─ stage B, images: the front-end's own
+///
+/// library  ImagePipeline(LibraryPreset)      A: the load's ImageCaching, its loader's fetch;
+///                                            B: ImageStage on the decode queue, then the load below
+/// proxy    ImagePipeline(.proxy(…))          A: a shared TieredCache, a fetcher per kind of source;
+///                                            B: the server's render stage (decode planned from the header)
+/// bulk     ImagePipeline(.bulk(…))           A: no cache, duplicate URLs in flight share one fetch;
+///                                            B: the dataset job's decode and resize
+/// ```
+///
+/// Stage A is the same code for all three (``OriginalStage`` over ``PipelineStage``). What
+/// a preset chooses is stage A's cache, where each URL is fetched, when a kept original is
+/// checked again, and the error the stages throw. Stage B differs with what each front-end
+/// makes: the library's per-load images (progress, priority, partial images, the user's
+/// hooks), the proxy's planned render, bulk's dataset sample.
+///
+/// Threads: every stage runs on its caller's task and starts no task of its own (a
+/// library load's background revalidation excepted, below); the fetchers and stage B say
+/// where their work runs.
+package final class ImagePipeline<Preset: PipelinePreset>: Sendable {
+    /// What makes this pipeline the library's, the proxy's or bulk's.
+    let preset: Preset
+    /// Stage A, originals.
+    package let originals: OriginalStage<Preset.Failure>
+    /// Background revalidations running (the library's ``HTTPCachePolicy/respectHeaders``
+    /// `stale-while-revalidate`): what ``ImageManager/cancelAll()`` reaches.
+    private let revalidations = Mutex<[ObjectIdentifier: ImageLoadToken]>([:])
+
+    /// A pipeline of `preset`.
+    package init(_ preset: Preset) {
+        self.preset = preset
+        originals = preset.makeOriginals()
+    }
+
+    /// Cancels every background revalidation.
+    func cancelRevalidations() {
+        for token in revalidations.withLock({ Array($0.values) }) { token.cancel() }
+    }
+
+    /// Keeps a background revalidation's token while `work` runs, so
+    /// ``ImageManager/cancelAll()`` reaches it.
+    func trackRevalidation(_ token: ImageLoadToken, _ work: @escaping @Sendable () async -> Void) {
+        let id = ObjectIdentifier(token)
+        revalidations.withLock { $0[id] = token }
+        Task { [weak self] in
+            await work()
+            self?.revalidations.withLock { _ = $0.removeValue(forKey: id) }
+        }
+    }
+}
+
+// MARK: - The presets
+
+/// What makes an ``ImagePipeline`` one front-end's: its stage A and its error.
+package protocol PipelinePreset: Sendable {
+    /// What the stages throw: the library's error, the proxy's HTTP answer, a bulk sample's failure.
+    associatedtype Failure: Error
+    /// Stage A as this front-end runs it: its cache, and its errors for what it cannot use.
+    func makeOriginals() -> OriginalStage<Failure>
+}
+
+/// The preset of a front-end that fetches each URL with the fetcher its kind of source
+/// names, through stage A's own cache or none: the proxy (``proxy(cache:route:failure:waitFailure:onNotModified:)``)
+/// and bulk (``bulk(_:failure:waitFailure:)``).
+package struct SourcesPreset<Failure: Error>: PipelinePreset {
+    /// Where one URL is fetched, and how stage A treats its original.
+    package struct Source: Sendable {
+        package var fetcher: any ImageFetching<Failure>
+        /// Whether stage A keeps its original in the preset's cache (`false`: a file read
+        /// afresh each time, a built-in example).
+        package var isKept: Bool
+        /// When a kept original is checked with its source before it is answered.
+        package var revalidation: OriginalStage<Failure>.Revalidation
+
+        package init(_ fetcher: any ImageFetching<Failure>, isKept: Bool = true, revalidation: OriginalStage<Failure>.Revalidation = .never) {
+            self.fetcher = fetcher
+            self.isKept = isKept
+            self.revalidation = revalidation
+        }
+    }
+
+    let cache: (any PipelineStageCache<OriginalData>)?
+    /// The cache serves many users (the proxy's): freshness reads `s-maxage`, and `private`
+    /// responses are not kept.
+    let isShared: Bool
+    let route: @Sendable (URL) throws(Failure) -> Source
+    let failure: @Sendable (WebImageError) -> Failure
+    let waitFailure: @Sendable (WaitError) -> Failure
+    let onNotModified: @Sendable (URL) -> Void
+
+    /// The proxy's: stage A over `cache` (a shared cache: `s-maxage`, no `private`
+    /// responses), each URL fetched where `route` says (it throws for a source the server
+    /// refuses); the server's render stage follows it.
+    ///
+    /// - Parameter onNotModified: called with the source's URL for each revalidation answered 304.
+    package static func proxy(
+        cache: (any PipelineStageCache<OriginalData>)?, route: @escaping @Sendable (URL) throws(Failure) -> Source,
+        failure: @escaping @Sendable (WebImageError) -> Failure, waitFailure: @escaping @Sendable (WaitError) -> Failure,
+        onNotModified: @escaping @Sendable (URL) -> Void
+    ) -> Self {
+        Self(cache: cache, isShared: true, route: route, failure: failure, waitFailure: waitFailure, onNotModified: onNotModified)
+    }
+
+    /// Bulk's: stage A with no cache over one fetcher, so duplicate URLs in flight share
+    /// one transfer and nothing is kept.
+    package static func bulk(
+        _ fetcher: some ImageFetching<Failure>, failure: @escaping @Sendable (WebImageError) -> Failure,
+        waitFailure: @escaping @Sendable (WaitError) -> Failure
+    ) -> Self {
+        let source = Source(fetcher, isKept: false)
+        return Self(cache: nil, isShared: false, route: { _ in source }, failure: failure, waitFailure: waitFailure, onNotModified: { _ in })
+    }
+
+    package func makeOriginals() -> OriginalStage<Failure> {
+        OriginalStage(cache: cache, failure: failure, waitFailure: waitFailure, onNotModified: onNotModified, shared: isShared)
+    }
+}
+
+extension ImagePipeline {
+    /// The original of `url` from stage A, fetched where the preset's route says: from the
+    /// preset's cache (memory, then disk) when the source is kept there, else one fetch for
+    /// every caller that asks at the same time, on the first caller's task.
+    ///
+    /// - Parameter deadline: when a caller joining a fetch already under way stops waiting;
+    ///   the caller running it is bounded by the fetcher's own timeout.
+    /// - Throws: the route's refusal, or stage A's error for the fetch.
+    package func original<Failure>(
+        for url: URL, deadline: ContinuousClock.Instant? = nil
+    ) async throws(Failure) -> OriginalData where Preset == SourcesPreset<Failure> {
+        let source = try preset.route(url)
+        return try await originals.original(
+            for: url, key: url.absoluteString, in: source.isKept ? preset.cache : nil, from: source.fetcher,
+            deadline: deadline, revalidating: source.revalidation)
+    }
+}
+
+/// The library's preset: stage A keeps originals in each load's ``ImageCaching`` (its disk
+/// entries) and fetches them with the load's loader; stage B decodes on the downloader's
+/// decode queue, then the load's hooks run and its results are stored, below. Its parts
+/// are the ``ImageManager``'s, the façade in front of it.
+struct LibraryPreset: PipelinePreset {
+    typealias Failure = WebImageError
+    /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
+    /// originals run: the manager's ``ImageManager/decodeQueue``.
+    let decodeQueue: DecodeQueue
+    /// The manager's block list: a permanent failure enters it, a retried success leaves it.
+    let failedURLs: FailedURLSet
+    /// The manager's settings, for its hooks.
+    let settings: ImageManager.Settings
+    static let logger = Logger(label: "WebImage.ImageManager")
+
+    /// A load names its cache, so stage A has none of its own (``ImageCachingOriginals``).
+    func makeOriginals() -> OriginalStage<WebImageError> {
+        OriginalStage(cache: nil, failure: { $0 }, waitFailure: { _ in .cancelled("Stopped waiting for the original") })
+    }
+}
+
+// MARK: - The library's load
+
+/// The library's load, read top to bottom. ``ImageManager`` is the façade in front of it:
+/// it makes the load's keys (the key filter), checks the failed-URL block list, answers
+/// memory hits on the calling thread, and hands the rest here as an `ImageRequest` with the
+/// load's ``ImageTask``.
 ///
 /// ```
 /// run
@@ -29,46 +192,13 @@ import Synchronization
 /// and cancellation, which a stage's single flight would take from every load but the
 /// first; and it looks nothing up there, since its cache query (``ImageCaching``, which
 /// keeps originals and results) came first.
-final class ImagePipeline: Sendable {
-    /// Where the user hooks (transformer, delegate, serializer) and lazy decodes of cached
-    /// originals run: the manager's ``ImageManager/decodeQueue``.
-    let decodeQueue: DecodeQueue
-    /// The manager's block list: a permanent failure enters it, a retried success leaves it.
-    let failedURLs: FailedURLSet
-    /// The manager's settings, for its hooks.
-    let settings: ImageManager.Settings
-    /// Background revalidations running (``HTTPCachePolicy/respectHeaders``'
-    /// `stale-while-revalidate`): what ``ImageManager/cancelAll()`` reaches.
-    private let revalidations = Mutex<[ObjectIdentifier: ImageLoadToken]>([:])
-    /// Stage A, originals: every fetch of a load runs in it, with the load's loader
-    /// (``LoaderFetch``) and, for a revalidation, its cache (``ImageCachingOriginals``).
-    let originals = OriginalStage<WebImageError>(
-        cache: nil, failure: { $0 }, waitFailure: { _ in .cancelled("Stopped waiting for the original") })
-    static let logger = Logger(label: "WebImage.ImageManager")
+extension ImagePipeline where Preset == LibraryPreset {
+    var decodeQueue: DecodeQueue { preset.decodeQueue }
+    var failedURLs: FailedURLSet { preset.failedURLs }
+    var settings: ImageManager.Settings { preset.settings }
+    static var logger: Logger { LibraryPreset.logger }
 
-    init(decodeQueue: DecodeQueue, failedURLs: FailedURLSet, settings: ImageManager.Settings) {
-        self.decodeQueue = decodeQueue
-        self.failedURLs = failedURLs
-        self.settings = settings
-    }
-
-    /// Cancels every background revalidation.
-    func cancelRevalidations() {
-        for token in revalidations.withLock({ Array($0.values) }) { token.cancel() }
-    }
-
-    /// Keeps a background revalidation's token while `work` runs, so
-    /// ``ImageManager/cancelAll()`` reaches it.
-    func trackRevalidation(_ token: ImageLoadToken, _ work: @escaping @Sendable () async -> Void) {
-        let id = ObjectIdentifier(token)
-        revalidations.withLock { $0[id] = token }
-        Task { [weak self] in
-            await work()
-            self?.revalidations.withLock { _ = $0.removeValue(forKey: id) }
-        }
-    }
-
-    // MARK: The stages
+    // MARK: The load
 
     /// Runs `request` to its end: its last result (or failure) reaches `task`.
     ///

@@ -40,7 +40,7 @@ struct ImageCachingOriginals: PipelineStageCache {
         do throws(WebImageError) {
             try await cache.storeDiskEntry(entry.data, extendedData: entry.extendedData, forKey: key)
         } catch {
-            ImagePipeline.logger.error("Storing the original \(key.redactedURLForLog) failed: \(error)")
+            LibraryPreset.logger.error("Storing the original \(key.redactedURLForLog) failed: \(error)")
             return
         }
         for entry in superseded { await cache.removeImage(forKey: entry.key, cacheType: entry.cacheType) }
@@ -50,7 +50,7 @@ struct ImageCachingOriginals: PipelineStageCache {
         do throws(WebImageError) {
             try await cache.setExtendedData(value.storedEntry.extendedData, forKey: key)
         } catch {
-            ImagePipeline.logger.debug("Keeping the metadata of \(key.redactedURLForLog) failed: \(error)")
+            LibraryPreset.logger.debug("Keeping the metadata of \(key.redactedURLForLog) failed: \(error)")
         }
     }
 }

@@ -123,12 +123,12 @@ struct S3SourceTests {
             try await ProxyHarness.with(Self.config(Self.settings(moto))) { proxy in
                 #expect(try await proxy.get("/unsafe/rs:fit:16:16/f:png/" + ProxyHarness.base64URL("s3://allowed/b.png")).status == 200)
                 #expect(try await proxy.get("/unsafe/rs:fit:8:8/f:png/" + ProxyHarness.base64URL("s3://allowed/b.png")).status == 200)
-                #expect(proxy.server.sources.originals.notModifiedCount == 1)
+                #expect(proxy.server.pipeline.originals.notModifiedCount == 1)
                 // After the object changes, the next rendering has the new bytes.
                 try await moto.put("b.png", Self.gradient)
                 let changed = try await proxy.get("/unsafe/rs:fit:16:16/f:png/q:90/" + ProxyHarness.base64URL("s3://allowed/b.png"))
                 #expect(try Self.greenRise(changed) > 150)
-                #expect(proxy.server.sources.originals.notModifiedCount == 1)
+                #expect(proxy.server.pipeline.originals.notModifiedCount == 1)
             }
         }
     }

@@ -3,8 +3,8 @@ import NIOHTTP1
 import WebImage
 
 /// Gets one sample's bytes for a dataset job, with img2dataset's checks and messages:
-/// `data:` and `file:` URLs as urllib loads them, http(s) through the pipeline's originals
-/// stage without a cache (duplicate URLs in flight share one transfer) over the
+/// `data:` and `file:` URLs as urllib loads them, http(s) through the pipeline's bulk preset
+/// (stage A without a cache: duplicate URLs in flight share one transfer) over the
 /// ``HostGatedFetcher`` (the host gate, the job's retries, `X-Robots-Tag`).
 ///
 /// **Threads.** The transfer runs on the downloader's event loops; this type only awaits it.
@@ -15,10 +15,8 @@ struct SampleFetcher: Sendable {
     }
 
     let network: HostGatedFetcher
-    /// The originals stage over ``network``, with no cache.
-    let originals = OriginalStage<SampleFailure>(
-        cache: nil, failure: { .download(SampleFetcher.message(for: $0)) },
-        waitFailure: { _ in .download(SampleFetcher.message(for: .cancelled())) })
+    /// The pipeline's bulk preset over ``network``: stage A, with no cache.
+    let pipeline: ImagePipeline<SourcesPreset<SampleFailure>>
     /// `--allow-file-urls`: rows may name local files (`file:`). Off by default for `fetch
     /// --file`: a list from the web must not read this machine's files into a dataset.
     /// `webimage img2dataset` turns it on, as img2dataset reads them (`--allow_file_urls=False`).
@@ -30,6 +28,9 @@ struct SampleFetcher: Sendable {
 
     init(network: HostGatedFetcher) {
         self.network = network
+        pipeline = ImagePipeline(.bulk(
+            network, failure: { .download(SampleFetcher.message(for: $0)) },
+            waitFailure: { _ in .download(SampleFetcher.message(for: .cancelled())) }))
     }
 
     /// The statuses the downloader must hand over instead of failing: every final one.
@@ -48,7 +49,7 @@ struct SampleFetcher: Sendable {
             return .failure(.download("unknown url type: '\(trimmed)'"))
         }
         do throws(SampleFailure) {
-            return .success(Body(data: try await originals.original(for: url, from: network).data))
+            return .success(Body(data: try await pipeline.original(for: url).data))
         } catch {
             return .failure(error)
         }
