@@ -6,9 +6,9 @@ same REV builds nothing), then runs the chosen sections in pairs, each pair once
 side, the order swapped every pair (ABBA) so a slow drift of the machine falls on both
 sides alike. Both sides run this driver with `--no-peers`; only the binary differs.
 
-Per row it prints each side's median (a time, or a peak size for a memory row), the
-median and range of the per-pair ratio tip ÷ base (above 1: the tip is slower or
-bigger), and each side's cores busy. A row whose per-pair median is more than 3 %
+Per row it prints each side's median (a time, a rate, or a peak size for a memory row),
+the median and range of the per-pair ratio tip ÷ base (for a rate base ÷ tip; above 1:
+the tip is slower or bigger), and each side's cores busy. A row whose per-pair median is more than 3 %
 above 1 is marked SLOWER.
 """
 
@@ -24,10 +24,13 @@ import report
 _NUMBER = r"([\d.,]+(?:e[+-]?\d+)?)"
 _TIME = re.compile(r"^" + _NUMBER + r"\s*(ns|µs|us|ms|s)(/op)?\b")
 _SIZE = re.compile(r"^" + _NUMBER + r"\s*(KB|MB|GB|KiB|MiB|GiB)\b")
+# A rate: "58.1 req/s", "324 images/s", "9.79 M/s", "4.8 M rows/s".
+_RATE = re.compile(r"^" + _NUMBER + r"\s*(k|M|G)?\s*([A-Za-z]*)/s\b")
 _RATIO = re.compile(r"^([\d.]+)×")
-_CORES = re.compile(r"\(([\d.]+) of (\d+) cores busy\)")
+_CORES = re.compile(r"([\d.]+) of (\d+) cores busy")
 _SCALE = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0,
-          "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30}
+          "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30,
+          None: 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
 
 # The per-pair median past which a row counts as slower (issue #48: "no other row
 # more than 3 % slower").
@@ -35,8 +38,9 @@ SLOWER = 1.03
 
 
 def parse_value(cell):
-    """(seconds or bytes, cores busy or None, "time" or "size") of an "ours" cell, or
-    None when the cell holds neither (a row not measured)."""
+    """(seconds, bytes or items per second; cores busy or None; "time", "size" or
+    "rate UNIT") of an "ours" cell, or None when the cell holds none of them (a row not
+    measured, a latency percentile, a quality figure)."""
     cell = cell.strip()
     cores = _CORES.search(cell)
     busy = float(cores.group(1)) if cores else None
@@ -44,7 +48,16 @@ def parse_value(cell):
         match = pattern.match(cell)
         if match:
             return float(match.group(1).replace(",", "")) * _SCALE[match.group(2)], busy, kind
+    match = _RATE.match(cell)
+    if match:
+        return float(match.group(1).replace(",", "")) * _SCALE[match.group(2)], busy, "rate " + match.group(3)
     return None
+
+
+def slowdown(tip, base, kind):
+    """tip ÷ base as a cost: above 1 the tip is slower (or bigger). For a rate, that is
+    base ÷ tip."""
+    return base / tip if kind.startswith("rate") else tip / base
 
 
 def parse_rows(markdown):
@@ -78,7 +91,8 @@ def summarize(pairs):
                 continue
             base_cell, base_ratio = base[work]
             tip_value, base_value = parse_value(tip_cell), parse_value(base_cell)
-            if tip_value is None or base_value is None or base_value[0] <= 0 or tip_value[2] != base_value[2]:
+            if tip_value is None or base_value is None or base_value[0] <= 0 or tip_value[0] <= 0 \
+                    or tip_value[2] != base_value[2]:
                 continue
             if work not in data:
                 order.append(work)
@@ -91,7 +105,7 @@ def summarize(pairs):
                     entry[key].append(float(match.group(1)))
             entry["tip"].append(tip_value[0])
             entry["base"].append(base_value[0])
-            entry["ratio"].append(tip_value[0] / base_value[0])
+            entry["ratio"].append(slowdown(tip_value[0], base_value[0], tip_value[2]))
             if tip_value[1] is not None:
                 entry["tip_busy"].append(tip_value[1])
             if base_value[1] is not None:
@@ -114,6 +128,10 @@ def summarize(pairs):
 
 
 def _format_value(value, kind):
+    if kind.startswith("rate"):
+        unit = kind[len("rate "):]
+        scaled = f"{value / 1e6:.3g} M" if value >= 1e6 else f"{value:.4g}"
+        return f"{scaled} {unit}/s" if unit else f"{scaled}/s"
     return f"{value / 1e6:.1f} MB" if kind == "size" else report.format_time(value)
 
 
@@ -126,7 +144,7 @@ def _format_busy(busy):
 
 def markdown(summary, tip_label, base_label, pairs):
     lines = [f"Tip ({tip_label}) against a build of {base_label}: {pairs} pairs, ABBA, both sides "
-             "`--no-peers`. Ratio = tip time ÷ base time per pair (above 1: the tip is slower); "
+             "`--no-peers`. Ratio = tip time ÷ base time per pair (a rate's: base ÷ tip; above 1: the tip is slower); "
              f"a median above {SLOWER:.2f} is marked SLOWER.", "",
              "| work | tip (median) | base (median) | tip ÷ base, per pair: median (range) | the row's own ratio, tip / base (medians) | cores busy tip / base | result |",
              "|---|---|---|---|---|---|---|"]
@@ -140,9 +158,12 @@ def markdown(summary, tip_label, base_label, pairs):
     return "\n".join(lines) + "\n"
 
 
-def build_base(root, rev, build_dir, swift="swift", log=print):
+def build_base(root, rev, build_dir, swift="swift", log=print, cli=False):
     """webimage-bench built from `rev` (a worktree at build_dir/base-src, built in
-    build_dir/base-build). Returns (binary path, full commit id)."""
+    build_dir/base-build) and, with `cli`, the webimage tool as `make bench` builds it
+    (OpenTelemetry compiled in; built in build_dir/base-build-cli), for the sections that
+    run the tool (serve, bulk, rss, quality, engine). Returns (bench path, tool path or
+    None, full commit id)."""
     sha = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", rev + "^{commit}"],
                          check=True, capture_output=True, text=True).stdout.strip()
     source = Path(build_dir) / "base-src"
@@ -159,4 +180,12 @@ def build_base(root, rev, build_dir, swift="swift", log=print):
     log(f"building webimage-bench at {sha[:12]} in {scratch} …")
     subprocess.run([swift, "build", "-c", "release", "--product", "webimage-bench",
                     "--package-path", str(source / "Benchmarks"), "--scratch-path", str(scratch)], check=True)
-    return scratch / "release" / "webimage-bench", sha
+    tool = None
+    if cli:
+        tool_scratch = Path(build_dir) / "base-build-cli"
+        (tool_scratch / "release.yaml").unlink(missing_ok=True)
+        log(f"building the webimage tool at {sha[:12]} in {tool_scratch} …")
+        subprocess.run([swift, "build", "-c", "release", "--product", "webimage", "--traits", "OpenTelemetry",
+                        "--package-path", str(source), "--scratch-path", str(tool_scratch)], check=True)
+        tool = tool_scratch / "release" / "webimage"
+    return scratch / "release" / "webimage-bench", tool, sha

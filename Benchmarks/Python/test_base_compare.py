@@ -61,3 +61,43 @@ def test_the_table_prints_times_the_reader_reads():
     for seconds in (0.9996, 0.0123, 4.5e-7, 3.2):
         value = base_compare.parse_value(report.format_time(seconds))
         assert value is not None and value[0] == pytest.approx(seconds, rel=5e-3)
+
+
+def test_rates_count_slower_when_they_fall():
+    # The serve and bulk rows print rates: fewer per second on the tip is slower.
+    assert base_compare.parse_value("58.1 req/s (1162 requests, 33 ms CPU each, 1.89 of 2 cores busy)") == \
+        (pytest.approx(58.1), 1.89, "rate req")
+    assert base_compare.parse_value("324 images/s (9955 samples)") == (pytest.approx(324), None, "rate images")
+    assert base_compare.parse_value("9.79 M/s")[::2] == (pytest.approx(9.79e6), "rate ")
+    assert base_compare.parse_value("4.8 M rows/s")[::2] == (pytest.approx(4.8e6), "rate rows")
+    assert base_compare.parse_value("p99 0.65 ms (p50 0.29 ms)") is None
+    assert base_compare.parse_value("40.04 dB") is None
+    # 100 → 95 req/s in both pairs: the tip costs 100/95 = 1.0526 per request.
+    pairs = [(base_compare.parse_rows(page([("r", "95 req/s (1.90 of 2 cores busy)", "—")])),
+              base_compare.parse_rows(page([("r", "100 req/s (1.90 of 2 cores busy)", "—")])))] * 2
+    row = base_compare.summarize(pairs)[0]
+    assert round(row["ratio"], 4) == round(100 / 95, 4) and row["slower"]
+    assert "| r | 95 req/s | 100 req/s | 1.053 (1.05–1.05), n=2 |" in base_compare.markdown([row], "tip", "base", 2)
+
+
+def test_the_base_tool_is_built_only_for_the_sections_that_run_it(tmp_path):
+    import subprocess
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for command in (["init", "-q"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"]):
+        subprocess.run(["git", "-C", str(repo)] + command, check=True)
+    # A stand-in for swift that records each build's arguments.
+    log = tmp_path / "builds.log"
+    swift = tmp_path / "swift"
+    swift.write_text(f"#!/bin/sh\necho \"$@\" >> {log}\n")
+    swift.chmod(0o755)
+    build = tmp_path / "build"
+    bench, tool, sha = base_compare.build_base(repo, "HEAD", build, swift=str(swift), log=lambda _: None)
+    assert tool is None and bench == build / "base-build" / "release" / "webimage-bench" and len(sha) == 40
+    assert log.read_text().count("\n") == 1
+    bench, tool, _ = base_compare.build_base(repo, "HEAD", build, swift=str(swift), log=lambda _: None, cli=True)
+    builds = log.read_text().splitlines()
+    assert len(builds) == 3 and "--product webimage-bench" in builds[1]
+    assert tool == build / "base-build-cli" / "release" / "webimage"
+    assert builds[2].split() == ["build", "-c", "release", "--product", "webimage", "--traits", "OpenTelemetry",
+                                 "--package-path", str(build / "base-src"), "--scratch-path", str(build / "base-build-cli")]
