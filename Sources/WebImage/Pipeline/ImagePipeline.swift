@@ -31,29 +31,14 @@ package final class ImagePipeline<Preset: PipelinePreset>: Sendable {
     /// Stage A, originals.
     package let originals: OriginalStage<Preset.Failure>
     /// Background revalidations running (the library's ``HTTPCachePolicy/respectHeaders``
-    /// `stale-while-revalidate`): what ``ImageManager/cancelAll()`` reaches.
+    /// `stale-while-revalidate`): what ``ImageManager/cancelAll()`` reaches. Empty in the
+    /// other presets, which start none.
     private let revalidations = Mutex<[ObjectIdentifier: ImageLoadToken]>([:])
 
     /// A pipeline of `preset`.
     package init(_ preset: Preset) {
         self.preset = preset
         originals = preset.makeOriginals()
-    }
-
-    /// Cancels every background revalidation.
-    func cancelRevalidations() {
-        for token in revalidations.withLock({ Array($0.values) }) { token.cancel() }
-    }
-
-    /// Keeps a background revalidation's token while `work` runs, so
-    /// ``ImageManager/cancelAll()`` reaches it.
-    func trackRevalidation(_ token: ImageLoadToken, _ work: @escaping @Sendable () async -> Void) {
-        let id = ObjectIdentifier(token)
-        revalidations.withLock { $0[id] = token }
-        Task { [weak self] in
-            await work()
-            self?.revalidations.withLock { _ = $0.removeValue(forKey: id) }
-        }
     }
 }
 
@@ -197,6 +182,22 @@ extension ImagePipeline where Preset == LibraryPreset {
     var failedURLs: FailedURLSet { preset.failedURLs }
     var settings: ImageManager.Settings { preset.settings }
     static var logger: Logger { LibraryPreset.logger }
+
+    /// Cancels every background revalidation.
+    func cancelRevalidations() {
+        for token in revalidations.withLock({ Array($0.values) }) { token.cancel() }
+    }
+
+    /// Keeps a background revalidation's token while `work` runs, so
+    /// ``ImageManager/cancelAll()`` reaches it.
+    func trackRevalidation(_ token: ImageLoadToken, _ work: @escaping @Sendable () async -> Void) {
+        let id = ObjectIdentifier(token)
+        revalidations.withLock { $0[id] = token }
+        Task { [weak self] in
+            await work()
+            self?.revalidations.withLock { _ = $0.removeValue(forKey: id) }
+        }
+    }
 
     // MARK: The load
 
