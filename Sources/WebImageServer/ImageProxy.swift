@@ -144,15 +144,13 @@ public final class ImageProxy: Sendable {
         // Local files are read on a pool of their own, so a slow disk there never holds up
         // the caches' reads; its line is bounded like every queue of the server.
         let local = config.localRoot.flatMap {
-            LocalFileReader(root: $0, pool: BlockingIOPool(threadCount: config.ioThreads, maxPending: 1024), maxBytes: config.maxSourceBytes,
-                            querySeparator: config.sourceURLQuerySeparator)
+            LocalFileReader(root: $0, pool: BlockingIOPool(threadCount: config.ioThreads, maxPending: 1024), maxBytes: config.maxSourceBytes)
         }
         if config.localRoot != nil, local == nil {
             logger.error("the local root is not a directory: local:// sources will fail", metadata: ["root": "\(config.localRoot?.path ?? "")"])
         }
         s3 = config.s3.isEnabled
-            ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes,
-                       querySeparator: config.sourceURLQuerySeparator)
+            ? S3Client(settings: config.s3, addresses: addressPolicy, timeout: config.requestTimeout, maxBytes: config.maxSourceBytes)
             : nil
         let sourceCache = sourceDisk.map { TieredCache<OriginalData>(disk: $0, memoryBytes: config.memoryCacheBytes / 4) }
         pipeline = ImagePipeline(.proxy(

@@ -32,11 +32,9 @@ struct LocalFileReader: Sendable {
     let realRoot: String
     let pool: BlockingIOPool
     let maxBytes: Int
-    /// `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`: a `local://` path ends before it.
-    let querySeparator: String
 
     /// A reader under `root`; `nil` when the root is not an existing directory.
-    init?(root: URL, pool: BlockingIOPool, maxBytes: Int, querySeparator: String = "?") {
+    init?(root: URL, pool: BlockingIOPool, maxBytes: Int) {
         guard let real = realpath(root.path, nil) else { return nil }
         defer { free(real) }
         let resolved = String(cString: real)
@@ -46,7 +44,6 @@ struct LocalFileReader: Sendable {
         realRoot = resolved == "/" ? "" : resolved
         self.pool = pool
         self.maxBytes = maxBytes
-        self.querySeparator = querySeparator
     }
 
     /// What went wrong with a file, as the proxy answers it.

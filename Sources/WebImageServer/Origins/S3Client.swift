@@ -28,13 +28,10 @@ final class S3Client: Sendable {
     let addresses: AddressPolicy?
     let timeout: TimeInterval
     let maxBytes: Int
-    /// `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`: where an `s3://` URL's version id starts.
-    let querySeparator: String
     private let http: HTTPClient
 
-    init(settings: S3Settings, addresses: AddressPolicy?, timeout: TimeInterval, maxBytes: Int, querySeparator: String = "?") {
+    init(settings: S3Settings, addresses: AddressPolicy?, timeout: TimeInterval, maxBytes: Int) {
         self.settings = settings
-        self.querySeparator = querySeparator
         self.addresses = addresses
         self.timeout = timeout
         self.maxBytes = maxBytes

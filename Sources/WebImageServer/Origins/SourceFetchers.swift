@@ -1,30 +1,34 @@
 import Foundation
-import WebImage
 import Metrics
+import WebImage
 import WebImageCodecs
 
-/// `local://` sources as the originals stage fetches them: the file, read afresh (a
-/// conditional fetch is not made: reading the file costs what checking it would).
-extension LocalFileReader: ImageFetching {
+/// One `local://` file as stage A fetches it: read afresh (a conditional fetch is not
+/// made: reading the file costs what checking it would). `path` is the location the
+/// proxy preset's route parsed, so the URL is not parsed again.
+struct LocalFileSource: ImageFetching {
+    let reader: LocalFileReader
+    let path: String
+
     func fetch(_ url: URL, validators: HTTPValidators?) async throws(ProxyError) -> FetchOutcome {
-        guard case .local(let path) = try SourceLocation(url, querySeparator: querySeparator) else {
-            throw .badRequest("Not a local:// source")
-        }
-        return .body(try await read(path), http: nil)
+        .body(try await reader.read(path), http: nil)
     }
 }
 
-/// `s3://` sources as the originals stage fetches them: one signed `GET`, conditional on
-/// the stored copy's `ETag` (else its `Last-Modified`) when the stage revalidates it.
-extension S3Client: ImageFetching {
+/// One `s3://` object as stage A fetches it: one signed `GET`, conditional on the stored
+/// copy's `ETag` (else its `Last-Modified`) when the stage revalidates it. The location
+/// is the one the proxy preset's route parsed.
+struct S3ObjectSource: ImageFetching {
+    let client: S3Client
+    let bucket: String
+    let key: String
+    let versionID: String?
+
     func fetch(_ url: URL, validators: HTTPValidators?) async throws(ProxyError) -> FetchOutcome {
-        guard case .s3(let bucket, let key, let version) = try SourceLocation(url, querySeparator: querySeparator) else {
-            throw .badRequest("Not an s3:// source")
-        }
         // If-None-Match wins over If-Modified-Since (RFC 9110 §13.2.2), so one is sent.
         let etag = validators?.etag
-        switch try await get(bucket: bucket, key: key, versionID: version, ifNoneMatch: etag,
-                             ifModifiedSince: etag == nil ? validators?.lastModified : nil) {
+        switch try await client.get(bucket: bucket, key: key, versionID: versionID, ifNoneMatch: etag,
+                                    ifModifiedSince: etag == nil ? validators?.lastModified : nil) {
         case .notModified: return .notModified(nil)
         case .object(let original, _, _): return .body(original, http: nil)
         }
@@ -65,10 +69,10 @@ extension SourcesPreset<ProxyError> {
     ///   it); within `stale-if-error`, a failed check (a transfer error, a 5xx) renders the
     ///   stale copy. A copy whose source sent no caching header is kept as long as the cache
     ///   keeps it;
-    /// - `s3://`: ``S3Client``, cached like http, except that a cached object without a
+    /// - `s3://`: ``S3Client`` (``S3ObjectSource``), cached like http, except that a cached object without a
     ///   version id is checked with `If-None-Match` before reuse (a 304 costs no transfer),
     ///   so a render after the object changed uses the new bytes; a version never changes;
-    /// - `local://`: the file, read afresh each time by ``LocalFileReader``, not cached
+    /// - `local://`: the file, read afresh each time by ``LocalFileReader`` (``LocalFileSource``), not cached
     ///   (reading the file costs what reading a cached copy would, and a changed file is
     ///   seen at once);
     /// - the built-in examples, from memory.
@@ -78,6 +82,9 @@ extension SourcesPreset<ProxyError> {
     /// photo, not one per request). Nothing is decoded here: the proxy plans the decode
     /// from the header first (``ProcessingPlan``), so no pixel exists before its memory is
     /// reserved.
+    ///
+    /// The route parses each source's location once (``SourceLocation``) and hands its
+    /// fetcher what it parsed.
     ///
     /// - Throws: (from the route) 400 for a local or S3 source the server does not enable,
     ///   or a location ``SourceLocation`` refuses.
@@ -92,19 +99,19 @@ extension SourcesPreset<ProxyError> {
                 switch try SourceLocation(url, querySeparator: querySeparator) {
                 case .example:
                     return Source(examples, isKept: false)
-                case .local:
+                case .local(let path):
                     guard let local else { throw .badRequest("Local sources are not enabled on this server") }
-                    return Source(local, isKept: false)
-                case .s3(_, _, let version):
+                    return Source(LocalFileSource(reader: local, path: path), isKept: false)
+                case .s3(let bucket, let key, let version):
                     guard let s3 else { throw .badRequest("S3 sources are not enabled on this server") }
-                    return Source(s3, revalidation: version == nil ? .always : .never)
+                    return Source(S3ObjectSource(client: s3, bucket: bucket, key: key, versionID: version),
+                                  revalidation: version == nil ? .always : .never)
                 case .http:
                     return Source(download, revalidation: .whenStale)
                 }
             },
             failure: { ProxyError($0) }, waitFailure: ProxyError.init(waiting:), onNotModified: ImageProxy.countSourceNotModified)
     }
-
 }
 
 extension ImageProxy {
