@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import Synchronization
 
@@ -144,5 +145,143 @@ final class DownloadClients: Sendable {
         // HTTP/2 when the server offers it over TLS (ALPN), HTTP/1.1 otherwise.
         configuration.httpVersion = .automatic
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}
+
+// MARK: - ClientLease
+
+/// The HTTP client one hop of a transfer uses, and the pinned-client lease to end when
+/// the hop's response is read.
+struct ClientLease: Sendable {
+    let client: HTTPClient
+    private let clients: DownloadClients?
+    private let pinnedKey: String?
+
+    init(client: HTTPClient, pinnedKey: String? = nil, clients: DownloadClients? = nil) {
+        self.client = client
+        self.pinnedKey = pinnedKey
+        self.clients = clients
+    }
+
+    /// Ends the lease (nothing for a shared client).
+    func release() {
+        if let pinnedKey { clients?.release(pinnedKey: pinnedKey) }
+    }
+}
+
+/// A hop whose ``HopPolicy`` check passed on the caller's task
+/// (``ImageDownloader/checkFirstHop(_:)``): the address to connect to, `nil` to connect as usual.
+struct CheckedHop: Sendable {
+    let address: IPAddress?
+}
+
+extension ImageDownloader {
+    /// The client for one hop to `url`, after the ``HopPolicy`` passed it: under an
+    /// ``AddressPolicy``, a client pinned to the checked address. Runs on the calling task;
+    /// only a host-name lookup suspends it (on the resolver's pool), and
+    /// ``immediateClientLease(for:insecure:)`` answers every hop that needs none.
+    ///
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/sourceNotAllowed`` or
+    ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress`` before any connection is opened.
+    func clientLease(for url: URL, insecure: Bool) async throws(WebImageError) -> ClientLease {
+        if let now = immediateClientLease(for: url, insecure: insecure) { return try now.get() }
+        let checked: IPAddress?
+        do throws(WebImageError) {
+            checked = try await config.hopPolicy.check(url)
+        } catch {
+            throw Self.counted(error)
+        }
+        return try lease(for: url, checked: checked, insecure: insecure)
+    }
+
+    /// The ``HopPolicy`` check of a transfer's first hop, made on the calling task before
+    /// the transfer exists, so the hop itself needs no task: a host name is resolved here
+    /// (suspending the caller on the resolver's pool), a refusal is thrown here. `nil`
+    /// without a policy. See ``loadImage(with:options:context:observer:)``.
+    ///
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
+    ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress``,
+    ///   ``WebImageCodecs/WebImageError/Code/cannotFindHost``, or the lookup's cancellation.
+    func checkFirstHop(_ url: URL) async throws(WebImageError) -> CheckedHop? {
+        let policy = config.hopPolicy
+        guard !policy.isEmpty else { return nil }
+        do throws(WebImageError) {
+            return CheckedHop(address: try await policy.check(url))
+        } catch {
+            throw Self.counted(error)
+        }
+    }
+
+    /// The lease for a hop whose policy check needs no lookup (no policy, a source refused
+    /// by name, a host allowed by name, an address literal, a name the resolver has an
+    /// answer for at hand, a hop `checked` already), decided on the calling thread;
+    /// `nil` when the host must be resolved first. Lets a transfer start its hop on the
+    /// thread it is on instead of in a task of its own.
+    func immediateClientLease(for url: URL, insecure: Bool, checked: CheckedHop? = nil) -> Result<ClientLease, WebImageError>? {
+        if let checked {
+            return Result { () throws(WebImageError) in try lease(for: url, checked: checked.address, insecure: insecure) }
+        }
+        let policy = config.hopPolicy
+        guard !policy.isEmpty else {
+            return Result { () throws(WebImageError) in ClientLease(client: try clients.client(insecure: insecure)) }
+        }
+        guard let decided = policy.checkWithoutLookup(url) else { return nil }
+        return Result { () throws(WebImageError) in
+            do throws(WebImageError) {
+                return try lease(for: url, checked: try decided.get(), insecure: insecure)
+            } catch {
+                throw Self.counted(error)
+            }
+        }
+    }
+
+    /// A refusal, counted in the metrics.
+    private static func counted(_ error: WebImageError) -> WebImageError {
+        if error.code == .forbiddenAddress { WebImageMetrics.forbiddenAddresses.increment() }
+        if error.code == .sourceNotAllowed { WebImageMetrics.refusedSources.increment() }
+        return error
+    }
+
+    /// The shared client, or one pinned to the `checked` address.
+    private func lease(for url: URL, checked: IPAddress?, insecure: Bool) throws(WebImageError) -> ClientLease {
+        guard let address = checked, let host = url.host else {
+            return ClientLease(client: try clients.client(insecure: insecure))
+        }
+        let pinned = try clients.pinnedClient(insecure: insecure, host: host, address: address)
+        return ClientLease(client: pinned.client, pinnedKey: pinned.key, clients: clients)
+    }
+}
+
+// MARK: - BodyLease
+
+/// A fetch caller's hold on a finished transfer's body while it decodes the body itself
+/// (stage B, ``ImageStage``), given to ``ImageDownloader`` in ``ImageLoadObserver/bodyLease``:
+/// until it is released, a request for the same body joins that transfer and gets the body
+/// at once, as while the downloader's own decodes run. So a decode that takes long never
+/// causes a second request for the same URL.
+///
+/// ``release()`` may come before the downloader attached its end of the hold (a fetch that
+/// failed or was cancelled attaches none); either order ends the hold once.
+package final class BodyLease: Sendable {
+    private let state = Mutex<(released: Bool, onRelease: (@Sendable () -> Void)?)>((false, nil))
+
+    package init() {}
+
+    /// Ends the hold; calling it again does nothing. Runs on the calling thread, briefly.
+    package func release() {
+        let action = state.withLock { s -> (@Sendable () -> Void)? in
+            defer { s = (true, nil) }
+            return s.released ? nil : s.onRelease
+        }
+        action?()
+    }
+
+    /// The downloader's end of the hold: `action` runs at the release (now, if it came first).
+    func attach(_ action: @escaping @Sendable () -> Void) {
+        let releasedAlready = state.withLock { s -> Bool in
+            if !s.released { s.onRelease = action }
+            return s.released
+        }
+        if releasedAlready { action() }
     }
 }

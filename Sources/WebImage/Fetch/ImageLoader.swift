@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reports bytes received so far and the bytes expected (−1 when unknown).
 public typealias ImageLoaderProgress = @Sendable (_ receivedBytes: Int, _ expectedBytes: Int) -> Void
@@ -71,4 +72,174 @@ extension ImageLoader {
         guard let url else { throw WebImageError(.invalidURL, "The image URL is nil") }
         return try await loadImage(with: url, options: options, context: context, observer: ImageLoadObserver())
     }
+}
+
+// MARK: - ImageLoadToken
+
+/// One caller's handle on a load: cancel it and only this caller stops; change its
+/// priority and the loader's queue reorders.
+///
+/// The callback form (``WebImageCompat/ImageLoaderCallbacks/requestImage(with:options:context:progress:completed:)``)
+/// returns one per call, even when several callers share one transfer. The `async` form
+/// takes one in its ``ImageLoadObserver`` when the caller wants to steer the load from
+/// outside its task. Cancelling delivers ``WebImageCodecs/WebImageError/Code/cancelled`` to this caller at
+/// once (unless it already completed) and stops the transfer when no caller is left.
+/// Thread-safe; cancelling twice does nothing more.
+///
+/// A loader registers what a cancel and a priority change do with ``onCancel(_:)`` and
+/// ``onPriorityChange(_:)``; both run outside the token's lock, on the changing thread.
+public final class ImageLoadToken: Sendable {
+    /// The URL this token loads.
+    public let url: URL?
+    private struct State {
+        var cancelActions: [@Sendable () -> Void] = []
+        var priorityAction: (@Sendable (ImageLoadPriority) -> Void)?
+        var priority: ImageLoadPriority
+        var isCancelled = false
+    }
+    private let state: Mutex<State>
+
+    /// Creates a token whose first ``cancel()`` runs `cancel` and whose ``priority``
+    /// changes run `setPriority`.
+    public init(
+        url: URL?, priority: ImageLoadPriority = .normal, cancel: (@Sendable () -> Void)? = nil,
+        setPriority: (@Sendable (ImageLoadPriority) -> Void)? = nil
+    ) {
+        self.url = url
+        state = Mutex(State(cancelActions: cancel.map { [$0] } ?? [], priorityAction: setPriority, priority: priority))
+    }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    /// This caller's priority. Setting it while the transfer is queued moves the
+    /// transfer in the loader's queue (a shared transfer runs at its callers' highest
+    /// priority); loaders without a queue ignore it.
+    public var priority: ImageLoadPriority {
+        get { state.withLock { $0.priority } }
+        set {
+            let action = state.withLock { s -> (@Sendable (ImageLoadPriority) -> Void)? in
+                guard s.priority != newValue, !s.isCancelled else { return nil }
+                s.priority = newValue
+                return s.priorityAction
+            }
+            action?(newValue)
+        }
+    }
+
+    /// Cancels this caller's load. Safe from any thread, any number of times.
+    public func cancel() {
+        let actions = state.withLock { s -> [@Sendable () -> Void] in
+            guard !s.isCancelled else { return [] }
+            s.isCancelled = true
+            s.priorityAction = nil
+            defer { s.cancelActions = [] }
+            return s.cancelActions
+        }
+        for action in actions { action() }
+    }
+
+    /// Adds what a ``cancel()`` does; runs it at once if the token is already cancelled.
+    public func onCancel(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { s -> Bool in
+            if !s.isCancelled { s.cancelActions.append(action) }
+            return s.isCancelled
+        }
+        if runNow { action() }
+    }
+
+    /// Sets what a ``priority`` change does (replacing any earlier action).
+    public func onPriorityChange(_ action: @escaping @Sendable (ImageLoadPriority) -> Void) {
+        state.withLock { s in if !s.isCancelled { s.priorityAction = action } }
+    }
+}
+
+// MARK: - ImageLoadObserver
+
+/// What the caller of ``ImageLoader/loadImage(with:options:context:observer:)`` hears
+/// while the load runs, and the token it steers the load with.
+///
+/// The closures run where the loader calls them (for ``ImageDownloader``: progress on the
+/// transfer's event loop, partial images on a task of the load, between the decodes of
+/// the bytes so far on its decode queue), so they must return at once: hand anything
+/// longer to a queue or a stream. They are never called under a library lock.
+public struct ImageLoadObserver: Sendable {
+    /// Bytes received so far and expected (−1 when unknown), throttled by the loader.
+    public var progress: ImageLoaderProgress?
+    /// Partial images of a progressive load (``WebImageOptions/progressiveLoad``):
+    /// responses with ``ImageLoadResponse/isFinished`` `false`.
+    public var partialImage: (@Sendable (ImageLoadResponse) -> Void)?
+    /// The caller's handle: priority changes and ``ImageLoadToken/cancel()`` reach the load.
+    public var token: ImageLoadToken?
+    /// The bytes received so far, with every chunk while the body is read (for
+    /// ``ImageDownloader``, on the transfer's event loop): what stage B's incremental decoder
+    /// reads (``BodyProgress``) when the manager fetches the body and decodes it itself.
+    package var bodySoFar: (@Sendable (Data) -> Void)? = nil
+    /// A data-only caller's hold on the finished body while it decodes it itself: until it is
+    /// released, a request for the same body joins the transfer instead of fetching again.
+    package var bodyLease: BodyLease? = nil
+
+    /// An observer; every part is optional.
+    public init(
+        progress: ImageLoaderProgress? = nil, partialImage: (@Sendable (ImageLoadResponse) -> Void)? = nil,
+        token: ImageLoadToken? = nil
+    ) {
+        self.progress = progress
+        self.partialImage = partialImage
+        self.token = token
+    }
+}
+
+// MARK: - ImageLoadResponse
+
+/// What a loader delivers: a partial image while progressive bytes arrive, then the
+/// final image with its data.
+public struct ImageLoadResponse: Sendable {
+    /// The URL that was requested.
+    public var url: URL
+    /// The image: partial when ``isFinished`` is `false`. `nil` only when the request
+    /// asked for ``WebImageOptions/avoidDecodeImage``.
+    public var image: DecodedImage?
+    /// The whole body, on the final response; `nil` on partial ones.
+    public var data: Data?
+    /// `false` for partial progressive images; `true` exactly once, last.
+    public var isFinished: Bool
+    /// Status, headers and validators for http(s) loads; `nil` for `file:` and `data:`.
+    public var http: HTTPResponseInfo?
+    /// Network attempts the transfer took (``RetryPolicy``); 1 without retries, and for
+    /// `file:` and `data:`.
+    public var attempts: Int
+
+    /// Creates a response.
+    public init(
+        url: URL, image: DecodedImage?, data: Data?, isFinished: Bool, http: HTTPResponseInfo? = nil, attempts: Int = 1
+    ) {
+        self.url = url
+        self.image = image
+        self.data = data
+        self.isFinished = isFinished
+        self.http = http
+        self.attempts = attempts
+    }
+}
+
+extension ImageLoadResponse {
+    /// Whether the transfer answered 304 Not Modified, which has no body of its own: an
+    /// answer to a conditional request, which the caller turns into its stored copy.
+    var isNotModified: Bool { http?.statusCode == 304 }
+}
+
+// MARK: - ImageLoadPriority
+
+/// How urgent a load is: queued downloads start highest first, then in the
+/// downloader's ``DownloaderConfig/executionOrder``.
+///
+/// Set it with ``WebImageOptions/lowPriority`` / ``WebImageOptions/highPriority``
+/// when a load starts, or change it while the load is queued or running through
+/// ``ImageLoadToken/priority`` or ``ImageTask/priority``. A transfer shared by several
+/// callers runs at the highest priority among them.
+public enum ImageLoadPriority: Int, Comparable, Sendable, CaseIterable {
+    case veryLow = -2, low = -1, normal = 0, high = 1, veryHigh = 2
+
+    public static func < (lhs: ImageLoadPriority, rhs: ImageLoadPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }
