@@ -173,3 +173,47 @@ extension ImageCaching {
         }
     }
 }
+
+// MARK: - ImageCacheType
+
+/// Where an image was found, or which caches an operation applies to.
+///
+/// As a query result: ``none`` (a miss), ``memory`` or ``disk``. As a target of store,
+/// remove or clear: ``memory``, ``disk`` or ``all`` (``none`` does nothing).
+public enum ImageCacheType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Not cached; as a target, no cache.
+    case none
+    /// The memory cache.
+    case memory
+    /// The disk cache.
+    case disk
+    /// Both caches (a target only).
+    case all
+
+    /// Whether this target includes the memory cache.
+    public var includesMemory: Bool { self == .memory || self == .all }
+    /// Whether this target includes the disk cache.
+    public var includesDisk: Bool { self == .disk || self == .all }
+}
+
+// MARK: - ImageCacheQueryResult
+
+/// What a cache query found.
+public struct ImageCacheQueryResult: Sendable {
+    /// The image; `nil` on a miss.
+    public var image: DecodedImage?
+    /// The encoded data the image was decoded from, for a disk hit; `nil` otherwise.
+    public var data: Data?
+    /// Where the image came from: ``ImageCacheType/memory``, ``ImageCacheType/disk``,
+    /// or ``ImageCacheType/none`` for a miss.
+    public var cacheType: ImageCacheType
+
+    public init(image: DecodedImage?, data: Data? = nil, cacheType: ImageCacheType) {
+        self.image = image
+        self.data = data
+        self.cacheType = cacheType
+    }
+
+    /// Nothing found.
+    public static let miss = ImageCacheQueryResult(image: nil, cacheType: .none)
+}
