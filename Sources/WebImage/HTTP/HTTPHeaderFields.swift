@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ordered list of HTTP header fields with case-insensitive lookup.
 ///
 /// Used for the downloader's default headers, the request a request modifier sees and
@@ -92,5 +94,25 @@ extension String {
             if lowerA != lowerB { return false }
         }
         return true
+    }
+}
+
+// MARK: - ContentRange
+
+/// A `Content-Range: bytes first-last/total` header.
+struct ContentRange: Equatable {
+    var first: Int
+    var last: Int
+    var total: Int
+
+    init?(_ header: String?) {
+        guard let header, header.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let halves = spec.split(separator: "/", maxSplits: 1)
+        guard halves.count == 2, let total = Int(halves[1]) else { return nil }
+        let bounds = halves[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]),
+              first >= 0, first <= last, last < total else { return nil }
+        (self.first, self.last, self.total) = (first, last, total)
     }
 }
