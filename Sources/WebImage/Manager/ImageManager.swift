@@ -229,3 +229,55 @@ public final class ImageManager: Sendable {
         task.setOnEnd { [weak self] in self?.running.withLock { _ = $0.removeValue(forKey: id) } }
     }
 }
+
+// MARK: - HTTPCachePolicy
+
+/// Whether cached images follow the HTTP caching headers they were downloaded with.
+public enum HTTPCachePolicy: Sendable, Hashable {
+    /// SDWebImage's behaviour, the default: a cached image is used until the disk cache
+    /// expires it (``ImageCache/Config``'s age and size limits); headers are stored but
+    /// not obeyed. `Cache-Control: no-store` is still honoured: such a response is never
+    /// written to disk.
+    case ignoreHeaders
+    /// RFC 9111 freshness: a fresh entry (`max-age`, else `Expires` − `Date`, minus `Age`)
+    /// is used with no request; a stale one, and any `no-cache` one, is revalidated with
+    /// a conditional request before use (304 refreshes it, no second image);
+    /// `stale-while-revalidate` serves the stale image at once and revalidates in the
+    /// background (new bytes replace the stored original undecoded, and the next load
+    /// decodes them; revalidations of one original share one request); `stale-if-error`
+    /// serves it when revalidation fails within that window (no answer, or a 5xx; a 4xx
+    /// is the source's answer and fails the load, RFC 5861 §4);
+    /// `must-revalidate` forbids both. Entries stored without caching headers stay fresh.
+    case respectHeaders
+}
+
+// MARK: - ImageManagerDelegate
+
+/// Hooks into an ``ImageManager``'s decisions: SDWebImage's `SDWebImageManagerDelegate`.
+///
+/// Every method has a default implementation that keeps the manager's normal behaviour,
+/// so implement only what you need. The manager keeps its delegate weakly. The decisions
+/// (``shouldDownloadImage(for:)``, ``shouldBlockFailedURL(_:error:)``) run on the
+/// load's task and must return quickly; ``transformDownloadedImage(_:for:)``
+/// runs on the manager's ``ImageManager/decodeQueue``, possibly several at once for different loads. None
+/// runs while a library lock is held.
+public protocol ImageManagerDelegate: AnyObject, Sendable {
+    /// Whether to download `url` after a cache miss. Returning `false` completes the load
+    /// with no image and no error. Default `true`.
+    func shouldDownloadImage(for url: URL) -> Bool
+
+    /// Whether a failed `url` goes into the failed-URL block list. `nil`, the default,
+    /// asks the loader (``ImageLoader/shouldBlockFailedURL(_:error:)``).
+    func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool?
+
+    /// Replaces a downloaded image before it is transformed and cached; `nil`, the
+    /// default, keeps it. A replaced image is cached without data (the cache encodes it),
+    /// since the downloaded bytes no longer describe it. Runs off the callback queue.
+    func transformDownloadedImage(_ image: DecodedImage, for url: URL) -> DecodedImage?
+}
+
+extension ImageManagerDelegate {
+    public func shouldDownloadImage(for url: URL) -> Bool { true }
+    public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool? { nil }
+    public func transformDownloadedImage(_ image: DecodedImage, for url: URL) -> DecodedImage? { nil }
+}
