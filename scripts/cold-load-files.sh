@@ -6,11 +6,15 @@
 # source coverage; a file counts when at least one of its functions ran.
 #
 # Usage: scripts/cold-load-files.sh [--list]   (a debug build of its own in .build-coverage,
-# ~8 minutes the first time; prints the count, with --list the files by folder)
+# ~8 minutes the first time; prints the count of files and their lines, with --list the
+# files by folder)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$root/.build-coverage
 swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
+# The build plan is made again each run (nothing is recompiled for it): a plan kept from
+# before a file of the root package moved names the old file and fails.
+rm -f "$scratch/debug.yaml"
 (cd "$root/Benchmarks" && swift build --product webimage-bench --scratch-path "$scratch" \
   -Xswiftc -profile-generate -Xswiftc -profile-coverage-mapping >&2)
 bench=$scratch/debug/webimage-bench
@@ -34,5 +38,6 @@ LLVM_PROFILE_FILE="$work/run.profraw" "$bench" manager-download --iterations 1 -
         sub(/^.*Sources\/WebImage\//, "", name)
         if (funcs + 0 > 0 && missed + 0 < funcs + 0) print name
       }' | sort > "$work/files.txt"
-wc -l < "$work/files.txt"
+# The count, then the lines a newcomer opens: every line of those files.
+echo "$(wc -l < "$work/files.txt") files, $(cd "$root/Sources/WebImage" && xargs cat < "$work/files.txt" | wc -l) lines"
 if [ "${1:-}" = "--list" ]; then cat "$work/files.txt"; fi
