@@ -156,38 +156,13 @@ final class ImageRequest: Sendable {
         return context
     }
 
-    /// `cacheType` narrowed by ``WebImageOptions/cacheMemoryOnly`` and
-    /// ``WebImageOptions/avoidMemoryCache``.
-    func storeCacheType(_ cacheType: ImageCacheType) -> ImageCacheType {
+    /// `cacheType` narrowed by ``WebImageOptions/cacheMemoryOnly`` (or `memoryOnly`, a
+    /// `no-store` response's) and ``WebImageOptions/avoidMemoryCache``.
+    func storeCacheType(_ cacheType: ImageCacheType, memoryOnly: Bool = false) -> ImageCacheType {
         var result = cacheType
-        if options.contains(.cacheMemoryOnly) { result = result.includesMemory ? .memory : .none }
+        if memoryOnly || options.contains(.cacheMemoryOnly) { result = result.includesMemory ? .memory : .none }
         if options.contains(.avoidMemoryCache) { result = result.includesDisk ? .disk : .none }
         return result
-    }
-
-    /// This request, its results kept in memory only (a `no-store` response).
-    func storingInMemoryOnly() -> ImageRequest {
-        ImageRequest(self, options: options.union(.cacheMemoryOnly))
-    }
-
-    /// `other` with `options` instead of its own (its queries and loader options as
-    /// `other` made them: ``WebImageOptions/cacheMemoryOnly`` changes none of them).
-    private init(_ other: ImageRequest, options: WebImageOptions) {
-        url = other.url
-        self.options = options
-        context = other.context
-        key = other.key
-        originalKey = other.originalKey
-        sourceKey = other.sourceKey
-        transformer = other.transformer
-        cache = other.cache
-        loader = other.loader
-        httpCachePolicy = other.httpCachePolicy
-        isDerived = other.isDerived
-        loaderOptions = other.loaderOptions
-        baseLoaderContext = other.baseLoaderContext
-        resultQuery = other.resultQuery
-        originalQuery = other.originalQuery
     }
 
     /// The decode options of the original's cached data for a lazy result

@@ -518,8 +518,7 @@ extension ImagePipeline where Preset == LibraryPreset {
     func complete(
         downloaded response: ImageLoadResponse, for request: ImageRequest, _ task: ImageTask
     ) async throws(WebImageError) -> ImageLoadResult {
-        let target = response.http?.isNoStore == true ? request.storingInMemoryOnly() : request
-        return try await complete(target, task, image: response.image, data: response.data, cacheType: .none, download: response)
+        try await complete(request, task, image: response.image, data: response.data, cacheType: .none, download: response)
     }
 
     /// Runs the user hooks that apply (the delegate's `transformDownloadedImage`, the
@@ -579,32 +578,34 @@ extension ImagePipeline where Preset == LibraryPreset {
     /// Stores the downloaded original (for results kept apart from it) and the result:
     /// the memory parts now, the disk parts in the background, or before returning with
     /// ``WebImageOptions/waitStoreCache``. A lazy animation is kept in memory only: on
-    /// disk its original's data stands for it.
+    /// disk its original's data stands for it, and so is everything of a `no-store` response.
     private func store(_ request: ImageRequest, image: DecodedImage?, diskData: Data?, download: ImageLoadResponse?) async {
         guard let key = request.key else { return }
+        let noStore = download?.http?.isNoStore == true
         if let download, request.isKeptApart, let originalKey = request.originalKey {
             // The thumbnail decode threw the full-size pixels away, so only a plain
             // transform has an original image worth keeping in memory; a lazy load's is
             // lazy, which the original's key must never give.
             let original = request.context.thumbnailPixelSize == nil && !request.isLazy ? download.image : nil
             await write(request, image: original, data: download.data, key: originalKey,
-                        cacheType: request.context.originalStoreCacheType, validators: download.http?.validators)
+                        cacheType: request.context.originalStoreCacheType, memoryOnly: noStore,
+                        validators: download.http?.validators)
         }
         guard download != nil || request.isKeptApart else { return }
         var cacheType = request.context.storeCacheType
         if request.isLazy, image?.animation != nil || !request.isDerived {
             cacheType = cacheType.includesMemory ? .memory : .none
         }
-        await write(request, image: image, data: diskData, key: key, cacheType: cacheType,
+        await write(request, image: image, data: diskData, key: key, cacheType: cacheType, memoryOnly: noStore,
                     validators: request.isKeptApart ? nil : download?.http?.validators)
     }
 
     /// One store, then the validators of the entry it wrote.
     private func write(
         _ request: ImageRequest, image: DecodedImage?, data: Data?, key: String, cacheType: ImageCacheType,
-        validators: HTTPValidators?
+        memoryOnly: Bool, validators: HTTPValidators?
     ) async {
-        let cacheType = request.storeCacheType(cacheType)
+        let cacheType = request.storeCacheType(cacheType, memoryOnly: memoryOnly)
         guard cacheType != .none, image != nil || data != nil else { return }
         // A new entry starts without extended data, so empty validators need no write.
         let extended = cacheType.includesDisk && data != nil ? validators.flatMap { $0.isEmpty ? nil : $0.cacheData } : nil
