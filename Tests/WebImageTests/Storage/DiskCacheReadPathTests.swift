@@ -38,6 +38,10 @@ struct DiskCacheReadPathTests {
         // A name never looked up needs the file system's lookup once (the pool); after that
         // the kernel remembers the miss too.
         #expect(await cache.data(forKey: "missing") == nil)
+        // That call has answered; the pool counts it until its thread has also finished
+        // its bookkeeping, which may come a moment later.
+        for _ in 0..<1_000 where blocked.pool.pendingCount > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(blocked.pool.pendingCount == 0)
         // The pool's only thread is held: a read that needed it could not finish.
         blocked.block()
         for _ in 0..<100 { #expect(await cache.data(forKey: "hot") == data) }
