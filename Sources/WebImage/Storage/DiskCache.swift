@@ -21,7 +21,11 @@ import Synchronization
 ///   blocks the cooperative pool. A miss is answered on the task when the kernel
 ///   remembers the name is absent; the first lookup of a name takes the pool.
 /// - **Changes** (writes, removals, trimming, access-date refreshes) run in order on the
-///   cache's own serial `ioQueue`. ``flush()`` waits for every change queued before it.
+///   cache's own serial `ioQueue`, at background priority (`.background`: this
+///   libdispatch runs it at nice 10 on Linux), so a burst of writes yields the CPU to the
+///   loads and requests waiting for an answer, as a `.utility` write queue does on Apple
+///   platforms (Nuke's; `.utility` is only nice 2 here). An awaited change waits behind
+///   it. ``flush()`` waits for every change queued before it.
 ///   Writes queued and not yet done hold at most ``Config/maxQueuedWriteBytes``; one
 ///   more fails at once with ``WebImageCodecs/WebImageError/Code/cacheIOFailed``.
 ///   A read's own follow-ups (the access-date refresh, removing an unreadable file) are
@@ -29,8 +33,8 @@ import Synchronization
 ///   and a later read of the entry does it.
 ///
 /// Every operation comes as an `async` function and as a callback function; callbacks
-/// run on the thread that did the work (`ioQueue` or a pool thread), so they must
-/// hand long work elsewhere.
+/// run on the thread that did the work (`ioQueue`, at its background priority, or a pool
+/// thread), so they must hand long work elsewhere.
 ///
 /// Opening a cache does no I/O on the caller's thread. It queues one check on
 /// `ioQueue`: unless this directory was swept under the same limits within the last
@@ -65,7 +69,9 @@ public final class DiskCache: Sendable {
         self.directory = directory.standardizedFileURL
         self.config = config
         path = self.directory.path
-        ioQueue = DispatchQueue(label: "WebImage.DiskCache(\(self.directory.lastPathComponent))", qos: .utility)
+        // Background, not utility: on Linux only background lowers the thread enough
+        // (nice 10, not 2) for a burst of writes to stop taking CPU from the loads.
+        ioQueue = DispatchQueue(label: "WebImage.DiskCache(\(self.directory.lastPathComponent))", qos: .background)
         config.budget?.register(path)
         ioQueue.async { self.sweepOnOpenSync() }
     }

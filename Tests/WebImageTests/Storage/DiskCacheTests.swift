@@ -94,6 +94,31 @@ struct DiskCacheTests {
         #expect(await cache.extendedData(forKey: "old") == Data(repeating: 67, count: 60))
     }
 
+    #if os(Linux)
+    @Test("writes run at background priority: the I/O queue's thread has a nice value of at least 10 while the caller's is lower")
+    func writesYieldToLoads() async throws {
+        // The kernel's own answer for the calling thread (Linux's nice is per thread).
+        @Sendable func threadNice() -> Int32 {
+            getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        }
+        let dir = try TemporaryDirectory()
+        let cache = DiskCache(directory: dir.url.appendingPathComponent("ns"))
+        let seen = Mutex<(nice: Int32, result: Result<Void, WebImageError>)?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            cache.store(Data("x".utf8), forKey: "k") { result in
+                seen.withLock { $0 = (threadNice(), result) }
+                done.resume()
+            }
+        }
+        let callerNice = threadNice()
+        let writer = try #require(seen.withLock { $0 })
+        guard case .success = writer.result else { Issue.record("the write failed: \(writer.result)"); return }
+        #expect(writer.nice >= 10, "the write ran at nice \(writer.nice)")
+        if callerNice < 10 { #expect(writer.nice > callerNice) }
+        #expect(await cache.data(forKey: "k") == Data("x".utf8))
+    }
+    #endif
+
     @Test("maxQueuedWriteBytes is 128 MiB unless set, and at least 1")
     func writeLineLimit() {
         var config = DiskCache.Config()
