@@ -90,34 +90,55 @@ extension ImageDownloader: ImageFetching, ImageFetchingLoader {
         observer.bodyLease = lease
         let outcome: FetchOutcome
         if let partial {
-            let body = BodyProgress()
-            observer.bodySoFar = { data in body.offer(data) }
-            let fetched = await withTaskGroup(of: Void.self) { group in
-                group.addTask { await stage.partialImages(of: body, partial) }
-                let fetched = await Result { () async throws(WebImageError) -> FetchOutcome in try await fetch(observer) }
-                // No partial image after the final one: the reader stops before the final decode.
-                body.finish()
-                group.cancelAll()
-                return fetched
-            }
-            outcome = try fetched.get()
+            outcome = try await Self.fetch(observer, showing: partial, from: stage, fetch: fetch)
         } else {
             outcome = try await fetch(observer)
         }
+        let (data, http) = try Self.body(of: outcome, from: url)
+        // A coder of the load's own decodes alone: the key cannot tell two coders apart.
+        let shared = context.imageCoder == nil ? url : nil
+        let image = options.contains(.avoidDecodeImage) ? nil : try await stage.image(from: data, sharedFrom: shared, in: sharedDecodes)
+        return ImageLoadResponse(url: url, image: image, data: data, isFinished: true, http: http, attempts: http?.attempts ?? 1)
+    }
+
+    /// The body to decode, or the error a load that hands over only images gives for what
+    /// came instead (a 304, another status, an empty body).
+    // Out of line, as the pipeline's steps are (ImagePipeline, "The load"): its
+    // temporaries stay off the frame a load keeps while it waits.
+    @inline(never)
+    private static func body(of outcome: FetchOutcome, from url: URL) throws(WebImageError) -> (Data, HTTPResponseInfo?) {
         switch outcome {
         case .notModified(let http):
-            throw Self.notModified(url, http: http)
+            throw notModified(url, http: http)
         case .status(let http):
             throw WebImageError(.invalidDownloadStatusCode, "HTTP \(http.statusCode)", httpStatusCode: http.statusCode)
         case .body(let original, let http):
-            guard !original.data.isEmpty else { throw Self.emptyBody(url, http: http) }
-            // A coder of the load's own decodes alone: the key cannot tell two coders apart.
-            let shared = context.imageCoder == nil ? url : nil
-            let image = options.contains(.avoidDecodeImage)
-                ? nil : try await stage.image(from: original.data, sharedFrom: shared, in: sharedDecodes)
-            return ImageLoadResponse(
-                url: url, image: image, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1)
+            guard !original.data.isEmpty else { throw emptyBody(url, http: http) }
+            return (original.data, http)
         }
+    }
+
+    /// `fetch`'s outcome while stage B's incremental decoder shows what has arrived so far,
+    /// in a child task.
+    // Out of line, so a load without partial images (most) waits for its transfer without
+    // room for a task group in its frame.
+    @inline(never)
+    private static func fetch(
+        _ observer: ImageLoadObserver, showing partial: @escaping @Sendable (DecodedImage) -> Void, from stage: ImageStage,
+        fetch: (ImageLoadObserver) async throws(WebImageError) -> FetchOutcome
+    ) async throws(WebImageError) -> FetchOutcome {
+        var observer = observer
+        let body = BodyProgress()
+        observer.bodySoFar = { data in body.offer(data) }
+        let fetched = await withTaskGroup(of: Void.self) { group in
+            group.addTask { await stage.partialImages(of: body, partial) }
+            let fetched = await Result { () async throws(WebImageError) -> FetchOutcome in try await fetch(observer) }
+            // No partial image after the final one: the reader stops before the final decode.
+            body.finish()
+            group.cancelAll()
+            return fetched
+        }
+        return try fetched.get()
     }
 
     /// Stage B as a load with `options` and `context` asks for it: this downloader's decode

@@ -117,6 +117,9 @@ extension ImageManager {
     /// The load's request (keys, cache, loader, what each stage reads), or `nil` after
     /// finishing `task` with the reason it must not run: an empty URL, or a URL on the
     /// block list.
+    // Out of line: the request's temporaries (its contexts) would otherwise have room in
+    // the frame `loadImage` keeps for as long as the load waits.
+    @inline(never)
     func prepare(
         _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext, task: ImageTask
     ) -> ImageRequest? {

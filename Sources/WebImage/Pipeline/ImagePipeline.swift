@@ -201,6 +201,12 @@ extension ImagePipeline where Preset == LibraryPreset {
 
     // MARK: The load
 
+    // The steps a load takes on one path and not another are out of line (`@inline(never)`):
+    // an async function's frame has room for every value of every step inlined into it,
+    // and a load waiting for a transfer keeps its whole chain of frames. With 1,000 loads
+    // started at once and 16 transfers running, that chain is most of the memory the
+    // waiting loads hold. `scripts/async-frames.py` prints each function's frame size.
+
     /// Runs `request` to its end: its last result (or failure) reaches `task`.
     ///
     /// - Parameter deliveredHit: a cache hit already delivered before the pipeline started
@@ -212,7 +218,7 @@ extension ImagePipeline where Preset == LibraryPreset {
                 try await refresh(request, task, cached: hit)
             } else if let hit = try await queryCache(request, task) {
                 try await deliverCached(request, task, hit)
-            } else if let derived = try await deriveFromOriginal(request, task) {
+            } else if request.isKeptApart, let derived = try await deriveFromOriginal(request, task) {
                 task.finish(derived, isLast: true)
             } else {
                 try await downloadAndComplete(request, task)
@@ -223,6 +229,7 @@ extension ImagePipeline where Preset == LibraryPreset {
     }
 
     /// The result's own key in the cache, unless the load skips the cache; `nil` on a miss.
+    @inline(never)
     private func queryCache(_ request: ImageRequest, _ task: ImageTask) async throws(WebImageError) -> ImageCacheQueryResult? {
         guard let key = request.key, !request.options.contains(.fromLoaderOnly), request.context.queryCacheType != .none else {
             return nil
@@ -264,15 +271,29 @@ extension ImagePipeline where Preset == LibraryPreset {
     /// After every cache missed: downloads (unless the options or the delegate forbid
     /// it), then transforms, stores and delivers.
     private func downloadAndComplete(_ request: ImageRequest, _ task: ImageTask) async throws(WebImageError) {
+        guard try mayDownload(request, task) else { return }
+        let response = try await download(request, task)
+        try await finish(downloaded: response, for: request, task)
+    }
+
+    /// Whether a load that missed every cache may download: not when cancelled or
+    /// ``WebImageOptions/fromCacheOnly`` (errors), nor when the delegate declines (then
+    /// the load ends with no image).
+    @inline(never)
+    private func mayDownload(_ request: ImageRequest, _ task: ImageTask) throws(WebImageError) -> Bool {
         try task.checkCancelled()
         if request.options.contains(.fromCacheOnly) {
             throw WebImageError(.notInCache, "\(request.url.redactedForLog) is not in the cache (fromCacheOnly)")
         }
         guard settings.delegate?.shouldDownloadImage(for: request.url) ?? true else {
             task.finish(request.result(image: nil, data: nil, cacheType: .none), isLast: true)
-            return
+            return false
         }
-        let response = try await download(request, task)
+        return true
+    }
+
+    @inline(never)
+    private func finish(downloaded response: ImageLoadResponse, for request: ImageRequest, _ task: ImageTask) async throws(WebImageError) {
         task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
     }
 
@@ -286,6 +307,7 @@ extension ImagePipeline where Preset == LibraryPreset {
     // supports both.
 
     /// Delivers a hit of the load's own key, as its options and cache policy allow.
+    @inline(never)
     func deliverCached(_ request: ImageRequest, _ task: ImageTask, _ hit: ImageCacheQueryResult) async throws(WebImageError) {
         let refresh = request.options.contains(.refreshCached)
         if request.httpCachePolicy == .respectHeaders, !refresh, !request.options.contains(.fromCacheOnly) {
@@ -300,6 +322,7 @@ extension ImagePipeline where Preset == LibraryPreset {
     /// with its source in stage A (``checkOriginal(_:_:revalidating:)``); unchanged (a 304)
     /// ends the load with no second result, new bytes give a second result. A failed check
     /// is no new result: the cached image stands.
+    @inline(never)
     func refresh(_ request: ImageRequest, _ task: ImageTask, cached: ImageCacheQueryResult) async throws(WebImageError) {
         guard !request.options.contains(.fromCacheOnly), settings.delegate?.shouldDownloadImage(for: request.url) ?? true else {
             task.finish(nil, isLast: true)
@@ -457,11 +480,21 @@ extension ImagePipeline where Preset == LibraryPreset {
             response = try await fetchAndDecode(
                 request, from: downloader, options: options, context: context, observer: observer, partial: partial)
         } else {
-            if let partial { observer.partialImage = { response in if let image = response.image { partial(image) } } }
-            response = try await request.loader.loadImage(with: url, options: options, context: context, observer: observer)
+            response = try await Self.load(url, with: request.loader, options: options, context: context, observer: observer, partial: partial)
         }
         if request.options.contains(.retryFailed) { failedURLs.remove(url) }
         return response
+    }
+
+    /// A load through a loader other than the downloader (it decodes itself).
+    @inline(never)
+    private static func load(
+        _ url: URL, with loader: any ImageLoader, options: WebImageOptions, context: WebImageContext,
+        observer: ImageLoadObserver, partial: (@Sendable (DecodedImage) -> Void)?
+    ) async throws(WebImageError) -> ImageLoadResponse {
+        var observer = observer
+        if let partial { observer.partialImage = { response in if let image = response.image { partial(image) } } }
+        return try await loader.loadImage(with: url, options: options, context: context, observer: observer)
     }
 
     /// A cold load's original from stage A, fetched by `downloader` for this load alone
@@ -499,6 +532,7 @@ extension ImagePipeline where Preset == LibraryPreset {
 
     /// Ends the load with `error`, putting its URL on the block list when the error is
     /// permanent and the delegate (else the loader) agrees.
+    @inline(never)
     func fail(_ request: ImageRequest, _ task: ImageTask, _ error: WebImageError) {
         if FailedURLPolicy.mayBlock(error), shouldBlock(request, error) {
             failedURLs.insert(request.url, error: error)
@@ -515,6 +549,7 @@ extension ImagePipeline where Preset == LibraryPreset {
     // MARK: Complete: the user hooks and the transformer, the store, the result
 
     /// A download's result: `no-store` responses stay in memory whatever the cache policy.
+    @inline(never)
     func complete(
         downloaded response: ImageLoadResponse, for request: ImageRequest, _ task: ImageTask
     ) async throws(WebImageError) -> ImageLoadResult {
@@ -527,6 +562,7 @@ extension ImagePipeline where Preset == LibraryPreset {
     ///
     /// - Parameter download: what the loader brought; `nil` when `image` came from the
     ///   original's cache entry (nothing new to store for the original then).
+    @inline(never)
     func complete(
         _ request: ImageRequest, _ task: ImageTask, image: DecodedImage?, data: Data?, cacheType: ImageCacheType,
         download: ImageLoadResponse?

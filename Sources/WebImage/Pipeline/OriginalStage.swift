@@ -261,25 +261,45 @@ struct LoaderFetch: ImageFetching {
         (self.options, self.context, self.observer, self.heard) = (options, context, observer, heard)
     }
 
+    // Each path is out of line, so the frame a load keeps while its transfer waits in the
+    // downloader's line holds only the path it took (a cold load's: no validators, the
+    // downloader).
     func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
-        var (options, context) = (options, context)
-        if let validators, validators.canValidate {
-            options.insert(.useHTTPCache)
-            context.validators = validators
-        }
+        if let validators, validators.canValidate { return try await revalidate(url, validators) }
         if let downloader = fetching?.fetcher(for: url) {
-            do throws(WebImageError) {
-                let outcome = try await downloader.fetch(url, options: options, context: context, observer: observer)
-                if case .body(let original, let http) = outcome {
-                    heard?.keep(ImageLoadResponse(
-                        url: url, image: nil, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1))
-                }
-                return outcome
-            } catch {
-                guard let status = ImageDownloader.refusedStatus(error) else { throw error }
-                return status
-            }
+            return try await fetch(url, from: downloader, options: options, context: context)
         }
+        return try await load(url, options: options, context: context)
+    }
+
+    /// A check of a stored copy: the validators ride in the request.
+    @inline(never)
+    private func revalidate(_ url: URL, _ validators: HTTPValidators) async throws(WebImageError) -> FetchOutcome {
+        var context = context
+        context.validators = validators
+        if let downloader = fetching?.fetcher(for: url) {
+            return try await fetch(url, from: downloader, options: options.union(.useHTTPCache), context: context)
+        }
+        return try await load(url, options: options.union(.useHTTPCache), context: context)
+    }
+
+    @inline(never)
+    private func fetch(
+        _ url: URL, from downloader: ImageDownloader, options: WebImageOptions, context: WebImageContext
+    ) async throws(WebImageError) -> FetchOutcome {
+        do throws(WebImageError) {
+            let outcome = try await downloader.fetch(url, options: options, context: context, observer: observer)
+            if let heard, case .body(let original, let http) = outcome { heard.keep(url, original, http) }
+            return outcome
+        } catch {
+            guard let status = ImageDownloader.refusedStatus(error) else { throw error }
+            return status
+        }
+    }
+
+    @inline(never)
+    private func load(_ url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) -> FetchOutcome {
+        var options = options
         if heard == nil { options.insert(.avoidDecodeImage) }
         do throws(WebImageError) {
             let response = try await loader.loadImage(with: url, options: options, context: context, observer: observer)
@@ -297,6 +317,11 @@ final class HeardResponse: Sendable {
     private let value = Mutex<ImageLoadResponse?>(nil)
 
     func keep(_ response: ImageLoadResponse) { value.withLock { $0 = response } }
+
+    /// A downloaded body, kept as the response a loader would have given for it.
+    func keep(_ url: URL, _ original: OriginalData, _ http: HTTPResponseInfo?) {
+        keep(ImageLoadResponse(url: url, image: nil, data: original.data, isFinished: true, http: http, attempts: http?.attempts ?? 1))
+    }
 
     var response: ImageLoadResponse? { value.withLock { $0 } }
 }

@@ -100,6 +100,17 @@ package final class PipelineStage<Value: Sendable, Failure: Error>: Sendable {
             return hit
         }
         guard shared else { return try await run(key, in: cache, revalidating: revalidating, make: make).get() }
+        return try await sharedValue(forKey: key, in: cache, deadline: deadline, revalidating: revalidating, make: make)
+    }
+
+    /// The run for `key` the callers share.
+    // Out of line, so an unshared caller's frame, kept while `make` waits (for a
+    // transfer), has no room for the flight's values.
+    @inline(never)
+    private func sharedValue(
+        forKey key: String, in cache: (any PipelineStageCache<Value>)?, deadline: ContinuousClock.Instant?,
+        revalidating: (@Sendable (Value) -> Bool)?, make: @Sendable (_ stored: Value?) async throws(Failure) -> Made
+    ) async throws(Failure) -> Value {
         let result: Result<Value, Failure>
         do {
             result = try await flight.value(forKey: key, deadline: deadline) { [self] in
