@@ -26,6 +26,16 @@ extension ImageManager {
     ) async throws(WebImageError) -> ImageResponse {
         let originalKey = loadKey(for: url, context: context)
         if let hit = try memoryHit(url, originalKey: originalKey, options: options, context: context) { return hit }
+        return try await load(url, originalKey: originalKey, options: options, context: context)
+    }
+
+    /// A load past the memory cache, on the calling task.
+    // Out of line, so a memory hit (above) allocates nothing for the task and request a
+    // load keeps while it waits.
+    @inline(never)
+    private func load(
+        _ url: URL, originalKey: String?, options: WebImageOptions, context: WebImageContext
+    ) async throws(WebImageError) -> ImageResponse {
         if options.contains(.refreshCached) {
             return try await start(url, originalKey: originalKey, options: options, context: context, listener: nil).response
         }
