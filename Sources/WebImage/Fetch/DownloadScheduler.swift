@@ -42,9 +42,12 @@ struct DownloadScheduler {
     private(set) var hasStarted = false
     private var nextID: UInt64 = 0
     let maxConcurrent: Int
+    /// Transfers that may wait for a slot (``DownloaderConfig/maxQueuedDownloads``).
+    let maxQueued: Int
 
-    init(maxConcurrent: Int, order: DownloaderConfig.ExecutionOrder) {
+    init(maxConcurrent: Int, maxQueued: Int = .max, order: DownloaderConfig.ExecutionOrder) {
         self.maxConcurrent = maxConcurrent
+        self.maxQueued = maxQueued
         queue = DownloadQueue(order: order)
     }
 
@@ -59,6 +62,8 @@ struct DownloadScheduler {
 
     enum Join {
         case rejected
+        /// A new transfer would have to wait and `queued` already do, the most allowed.
+        case full(queued: Int)
         /// The caller waits on transfer `id`; `start` are the transfers to start now. For a
         /// transfer whose body is complete, `delivery` answers the caller now and `lease` is
         /// its hold on that body.
@@ -79,6 +84,8 @@ struct DownloadScheduler {
             if entries[id]?.phase == .queued, let priority = entries[id]?.priority { queue.setPriority(id, to: priority) }
             return .waiting(id: id, start: [])
         }
+        // Counted before it is made: a transfer that cannot start now would wait.
+        if queue.count >= maxQueued, isSuspended || running >= maxConcurrent { return .full(queued: queue.count) }
         let id = makeID()
         let transfer = make(id)
         if caller.watchesBody { transfer.markWatched() }

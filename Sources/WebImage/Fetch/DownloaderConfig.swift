@@ -22,6 +22,17 @@ public struct DownloaderConfig: Sendable {
     public var maxConcurrentDownloads = 6 {
         didSet { maxConcurrentDownloads = Self.clamp(maxConcurrentDownloads, to: Self.concurrencyRange) }
     }
+    /// How many transfers may wait in the queue for a free slot. A request that would add
+    /// one more fails at once with ``WebImageCodecs/WebImageError/Code/cancelled`` (as a full
+    /// line of the decode queue or the I/O pool does: the URL is not blocked, a later
+    /// request may try again); a request for a transfer already queued or running joins it
+    /// whatever the count. Default 100,000: far more than a screen or a prefetch list asks
+    /// at once, and a bound on the memory waiting loads hold (their tasks and frames).
+    ///
+    /// Values below 1 become 1.
+    public var maxQueuedDownloads = 100_000 {
+        didSet { maxQueuedDownloads = max(1, maxQueuedDownloads) }
+    }
     /// The start order of queued transfers of equal priority. Default ``ExecutionOrder/fifo``.
     public var executionOrder = ExecutionOrder.fifo
     /// HTTP/1.1 connections open to one host (scheme, host and port) at once; transfers

@@ -67,7 +67,8 @@ public final class ImageDownloader: ImageLoader {
         self.config = config
         self.isShared = isShared
         clients = DownloadClients(config: config)
-        scheduler = Mutex(DownloadScheduler(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder))
+        scheduler = Mutex(DownloadScheduler(
+            maxConcurrent: config.maxConcurrentDownloads, maxQueued: config.maxQueuedDownloads, order: config.executionOrder))
     }
 
     deinit {
@@ -172,8 +173,9 @@ public final class ImageDownloader: ImageLoader {
     /// it). The transfer stops when no caller is left.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` for a URL that is not http(s),
-    ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``, the first
-    ///   hop's refusal (``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
+    ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``,
+    ///   ``WebImageCodecs/WebImageError/Code/cancelled`` when a new transfer would find the queue
+    ///   full (``DownloaderConfig/maxQueuedDownloads``), the first hop's refusal (``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
     ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress``) or failed lookup
     ///   (``WebImageCodecs/WebImageError/Code/cannotFindHost``), and the transfer's error.
     public func loadImage(
@@ -308,7 +310,7 @@ public final class ImageDownloader: ImageLoader {
 
     /// Adds a caller to the transfer for its request (starting one when needed) and wires
     /// the observer's token to it; returns what makes the caller leave, or `nil` when it
-    /// was turned away (after ``shutdown()``; its completion then has the error) or already
+    /// was turned away (after ``shutdown()``, or with the queue full; its completion then has the error) or already
     /// answered (a data-only caller of a transfer whose body is complete).
     func join(
         _ prepared: Prepared, observer: ImageLoadObserver, completion: DownloadCaller.Completion
@@ -326,7 +328,13 @@ public final class ImageDownloader: ImageLoader {
         }
         guard case .waiting(let transferID, let start, let delivery, let lease) = join else {
             let refused = DownloadCaller(id: callerID, priority: .normal, observer: observer, completion: completion)
-            DownloadDelivery(refused, .failure(WebImageError(.invalidDownloadOperation, "The downloader was shut down"))).perform()
+            let error = if case .full(let queued) = join {
+                WebImageError.cancelled(
+                    "The download queue is full (\(queued) transfers waiting, maxQueuedDownloads); \(prepared.url.redactedForLog) was not started")
+            } else {
+                WebImageError(.invalidDownloadOperation, "The downloader was shut down")
+            }
+            DownloadDelivery(refused, .failure(error)).perform()
             return nil
         }
         Self.record(running: running, queued: queued)

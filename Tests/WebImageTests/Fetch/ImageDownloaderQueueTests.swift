@@ -133,6 +133,54 @@ struct ImageDownloaderQueueTests {
         }
     }
 
+    @Test("the queue is bounded: past maxQueuedDownloads a new transfer fails at once with cancelled, a request for a queued one still joins it, and the line takes more once it drains")
+    func boundedQueue() async throws {
+        let config = LoaderTestKit.config { $0.maxConcurrentDownloads = 1; $0.maxQueuedDownloads = 2 }
+        try await LoaderTestKit.withOrigin(config) { origin, downloader in
+            let paths = routes(origin, count: 5)
+            downloader.isSuspended = true
+            // Suspended, nothing starts: the first two wait, the third finds the line full.
+            let waiting = paths.prefix(2).map { path in
+                let r = LoadRecorder()
+                r.request(downloader, origin.url(path))
+                return r
+            }
+            let refused = LoadRecorder()
+            refused.request(downloader, origin.url(paths[2]))
+            // At once, while nothing runs (a queued request would wait here for ever).
+            #expect(refused.finalCount == 1)
+            guard refused.finalCount == 1 else {
+                downloader.isSuspended = false
+                return
+            }
+            let error = await refused.finalError()
+            #expect(error?.code == .cancelled)
+            #expect(error?.message.contains("queue is full") == true)
+            #expect(downloader.currentDownloadCount == 2)
+            // A second request for a transfer that waits joins it: no new transfer.
+            let joined = LoadRecorder()
+            joined.request(downloader, origin.url(paths[0]))
+            downloader.isSuspended = false
+            for r in waiting + [joined] { _ = try await r.final().get() }
+            #expect(origin.requestLog == Array(paths.prefix(2)))
+            // Drained: the refused URL is not blocked and loads now.
+            let later = LoadRecorder()
+            later.request(downloader, origin.url(paths[2]))
+            _ = try await later.final().get()
+            #expect(origin.requestLog == Array(paths.prefix(3)))
+        }
+    }
+
+    @Test("maxQueuedDownloads is 100,000 unless set, and at least 1")
+    func queuedLimitDefault() {
+        var config = DownloaderConfig()
+        #expect(config.maxQueuedDownloads == 100_000)
+        config.maxQueuedDownloads = 0
+        #expect(config.maxQueuedDownloads == 1)
+        config.maxQueuedDownloads = -5
+        #expect(config.maxQueuedDownloads == 1)
+    }
+
     @Test("shutdown cancels what runs, then new requests fail with invalidDownloadOperation")
     func shutdownIsClean() async throws {
         try await TestOrigin.with { origin in
