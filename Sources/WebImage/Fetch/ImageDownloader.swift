@@ -174,8 +174,9 @@ public final class ImageDownloader: ImageLoader {
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/invalidURL`` for a URL that is not http(s),
     ///   ``WebImageCodecs/WebImageError/Code/invalidDownloadOperation`` after ``shutdown()``,
-    ///   ``WebImageCodecs/WebImageError/Code/cancelled`` when a new transfer would find the queue
-    ///   full (``DownloaderConfig/maxQueuedDownloads``), the first hop's refusal (``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
+    ///   ``WebImageCodecs/WebImageError/Code/cancelled`` when a new transfer would find the
+    ///   queue full (``DownloaderConfig/maxQueuedDownloads``), the first hop's refusal
+    ///   (``WebImageCodecs/WebImageError/Code/sourceNotAllowed``,
     ///   ``WebImageCodecs/WebImageError/Code/forbiddenAddress``) or failed lookup
     ///   (``WebImageCodecs/WebImageError/Code/cannotFindHost``), and the transfer's error.
     public func loadImage(
@@ -310,8 +311,9 @@ public final class ImageDownloader: ImageLoader {
 
     /// Adds a caller to the transfer for its request (starting one when needed) and wires
     /// the observer's token to it; returns what makes the caller leave, or `nil` when it
-    /// was turned away (after ``shutdown()``, or with the queue full; its completion then has the error) or already
-    /// answered (a data-only caller of a transfer whose body is complete).
+    /// was turned away (after ``shutdown()``, or with the queue full; its completion then
+    /// has the error) or already answered (a data-only caller of a transfer whose body is
+    /// complete).
     func join(
         _ prepared: Prepared, observer: ImageLoadObserver, completion: DownloadCaller.Completion
     ) -> (@Sendable () -> Void)? {
