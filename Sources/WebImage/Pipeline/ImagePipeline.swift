@@ -242,10 +242,12 @@ extension ImagePipeline where Preset == LibraryPreset {
 
     /// For a thumbnail, transformed or lazy key that missed: the result made from the
     /// original's cached data (by default on disk), transformed and stored, without a
-    /// download. `nil` when there is no such data, or it does not decode.
+    /// download. `nil` when there is no such data, or it does not decode. Called only for
+    /// a request kept apart from its original (``ImageRequest/isKeptApart``; `run` checks,
+    /// so a plain load never allocates this frame).
     private func deriveFromOriginal(_ request: ImageRequest, _ task: ImageTask) async throws(WebImageError) -> ImageLoadResult? {
         let cacheType = request.context.originalQueryCacheType
-        guard request.isKeptApart, let originalKey = request.originalKey, !request.options.contains(.fromLoaderOnly),
+        guard let originalKey = request.originalKey, !request.options.contains(.fromLoaderOnly),
               cacheType != .none else { return nil }
         try task.checkCancelled()
         if request.isLazy {
@@ -292,9 +294,11 @@ extension ImagePipeline where Preset == LibraryPreset {
         return true
     }
 
+    /// Ends the load with a download's result, after `complete` (the hooks, the store).
     @inline(never)
     private func finish(downloaded response: ImageLoadResponse, for request: ImageRequest, _ task: ImageTask) async throws(WebImageError) {
-        task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
+        let result = try await complete(request, task, image: response.image, data: response.data, cacheType: .none, download: response)
+        task.finish(result, isLast: true)
     }
 
     // MARK: A cached hit: refreshCached, HTTP freshness
@@ -333,7 +337,7 @@ extension ImagePipeline where Preset == LibraryPreset {
                 task.finish(nil, isLast: true)
                 return
             }
-            task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
+            try await finish(downloaded: response, for: request, task)
         } catch where error.code != .cancelled {
             Self.logger.debug("Revalidating \(request.url.redactedForLog) failed: \(error)")
             task.finish(nil, isLast: true)
@@ -360,7 +364,7 @@ extension ImagePipeline where Preset == LibraryPreset {
                 task.finish(request.result(hit), isLast: true)
                 return
             }
-            task.finish(try await complete(downloaded: response, for: request, task), isLast: true)
+            try await finish(downloaded: response, for: request, task)
         }
     }
 
@@ -547,14 +551,6 @@ extension ImagePipeline where Preset == LibraryPreset {
     }
 
     // MARK: Complete: the user hooks and the transformer, the store, the result
-
-    /// A download's result: `no-store` responses stay in memory whatever the cache policy.
-    @inline(never)
-    func complete(
-        downloaded response: ImageLoadResponse, for request: ImageRequest, _ task: ImageTask
-    ) async throws(WebImageError) -> ImageLoadResult {
-        try await complete(request, task, image: response.image, data: response.data, cacheType: .none, download: response)
-    }
 
     /// Runs the user hooks that apply (the delegate's `transformDownloadedImage`, the
     /// transformer, the cache serializer) on ``decodeQueue``, then stores what the load's

@@ -266,10 +266,7 @@ struct LoaderFetch: ImageFetching {
     // downloader).
     func fetch(_ url: URL, validators: HTTPValidators?) async throws(WebImageError) -> FetchOutcome {
         if let validators, validators.canValidate { return try await revalidate(url, validators) }
-        if let downloader = fetching?.fetcher(for: url) {
-            return try await fetch(url, from: downloader, options: options, context: context)
-        }
-        return try await load(url, options: options, context: context)
+        return try await fetch(url, options: options, context: context)
     }
 
     /// A check of a stored copy: the validators ride in the request.
@@ -277,10 +274,17 @@ struct LoaderFetch: ImageFetching {
     private func revalidate(_ url: URL, _ validators: HTTPValidators) async throws(WebImageError) -> FetchOutcome {
         var context = context
         context.validators = validators
+        return try await fetch(url, options: options.union(.useHTTPCache), context: context)
+    }
+
+    /// The downloader's fetch when the loader has one for `url`, else the loader's load.
+    // Inlined into both callers, so only the two paths it picks have frames of their own.
+    @inline(__always)
+    private func fetch(_ url: URL, options: WebImageOptions, context: WebImageContext) async throws(WebImageError) -> FetchOutcome {
         if let downloader = fetching?.fetcher(for: url) {
-            return try await fetch(url, from: downloader, options: options.union(.useHTTPCache), context: context)
+            return try await fetch(url, from: downloader, options: options, context: context)
         }
-        return try await load(url, options: options.union(.useHTTPCache), context: context)
+        return try await load(url, options: options, context: context)
     }
 
     @inline(never)
