@@ -194,7 +194,7 @@ let package = Package(
             name: "WebImageCompatTests",
             dependencies: ["WebImageCompat", "WebImage", "WebImageCodecs", "WebImageTestOrigin", "WebImageTestSupport"]),
         // Helpers both library test targets use (one copy).
-        .target(name: "WebImageTestSupport", dependencies: ["WebImage", "WebImageCodecs"], path: "Tests/WebImageTestSupport"),
+        .target(name: "WebImageTestSupport", dependencies: ["WebImage", "WebImageCompat", "WebImageCodecs"], path: "Tests/WebImageTestSupport"),
         // The `webimage` tool's internals, unit-tested (`@testable import webimage`); the
         // tool's commands are tested end to end in WebImageTests.
         .testTarget(name: "WebImageCLITests", dependencies: ["webimage"]),

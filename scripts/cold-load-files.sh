@@ -1,8 +1,8 @@
 #!/bin/bash
 # Counts the files of Sources/WebImage a cold library load runs through, as
 # WhereTheWorkRuns.md ("A cold load, file by file") traces it: webimage-bench's
-# manager-download (a new ImageManager over a new ImageDownloader and a fresh ImageCache,
-# one JPEG from a loopback HTTP server, one round, then shut down), built with LLVM's
+# manager-download (a new ImageManager over a new ImageDownloader and a fresh memory and
+# disk tier, one JPEG from a loopback HTTP server, one round, then shut down), built with LLVM's
 # source coverage; a file counts when at least one of its functions ran.
 #
 # Usage: scripts/cold-load-files.sh [--list]   (a debug build of its own in .build-coverage,

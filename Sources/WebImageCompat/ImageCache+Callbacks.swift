@@ -1,7 +1,7 @@
 import Foundation
 import WebImage
 
-/// ``WebImage/ImageCache``'s own callback forms of a store. They replace the generic adapters of
+/// ``ImageCache``'s own callback forms of a store. They replace the generic adapters of
 /// ``WebImageCompat/ImageCachingCallbacks`` for a store because the cache can do better than a task: the
 /// memory part is done before they return, and the disk part is queued at once, so a
 /// ``flush()`` right after waits for it.
@@ -29,6 +29,6 @@ extension ImageCache {
             let queue = callbackQueue
             delivered = { result in queue.async { completion(result) } }
         }
-        store(image, data: data, extendedData: nil, forKey: key, cacheType: cacheType, completion: delivered)
+        storage.store(image, data: data, extendedData: nil, forKey: key, cacheType: cacheType, completion: delivered)
     }
 }

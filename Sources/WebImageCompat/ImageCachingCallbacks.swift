@@ -9,7 +9,7 @@ import WebImage
 /// Why a refinement and not more requirements on ``WebImage/ImageCaching``: the core seam stays
 /// free of queues and completion handlers, so a custom cache implements the `async`
 /// requirements only; adopting this protocol (usually with no code at all) adds every
-/// callback form. ``WebImage/ImageCache`` and ``ImageCachesManager`` adopt it.
+/// callback form. ``ImageCache`` and ``ImageCachesManager`` adopt it.
 ///
 /// Where the callbacks run: a query's completion runs on its context's
 /// `WebImageContext.callbackQueue` (SDWebImage's `callbackQueue` context option),
@@ -17,7 +17,7 @@ import WebImage
 /// itself runs in a task, where the `async` form runs it.
 public protocol ImageCachingCallbacks: ImageCaching {
     /// Where the callback forms deliver when a query's context names no queue. The
-    /// default, ``WebImage/ImageCache`` and ``ImageCachesManager`` included, is one
+    /// default, ``ImageCache`` and ``ImageCachesManager`` included, is one
     /// serial queue shared by every cache that names none (SDWebImage's default is the
     /// main queue, which a Linux process need not be running); a conformer may return
     /// its own.
@@ -36,7 +36,7 @@ extension ImageCachingCallbacks {
     /// - ``WebImage/WebImageOptions/queryDiskDataSync`` (and ``WebImage/WebImageOptions/queryMemoryDataSync``
     ///   with ``WebImage/WebImageOptions/queryMemoryData``): the whole query, disk read and decode
     ///   included, blocking the calling thread, when the cache answers
-    ///   ``WebImage/ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``WebImage/ImageCache``
+    ///   ``WebImage/ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``ImageCache``
     ///   does); otherwise a memory hit as with ``WebImage/WebImageOptions/queryMemorySync``.
     @discardableResult
     public func queryImage(

@@ -17,7 +17,7 @@ extension ImageManager {
     /// Synchronous answers, on the calling thread before this returns: a memory hit with
     /// ``WebImage/WebImageOptions/queryMemorySync``; with ``WebImage/WebImageOptions/queryDiskDataSync`` also a
     /// disk hit, read and decoded on the calling thread, when the cache answers
-    /// ``WebImage/ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``WebImage/ImageCache``
+    /// ``WebImage/ImageCaching/queryImageSynchronously(forKey:options:context:)`` (an ``WebImageCompat/ImageCache``
     /// does; other caches give a memory hit only). Both
     /// only when the hit may be used as it is (not under ``WebImage/HTTPCachePolicy/respectHeaders``).
     ///

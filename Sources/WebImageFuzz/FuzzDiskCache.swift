@@ -7,17 +7,15 @@ import WebImage
 final class FuzzDiskCache: Sendable {
     static let shared = FuzzDiskCache()
 
-    let cache: ImageCache
+    let cache: DiskCache
     let key = "https://fuzz.example/image.png"
     let directory: URL
 
     init() {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-fuzz-\(getpid())", isDirectory: true)
-        var config = ImageCache.Config()
-        config.shouldCacheImagesInMemory = false
-        cache = ImageCache(namespace: "fuzz", directory: directory, config: config)
-        try? FileManager.default.createDirectory(at: cache.diskCache.directory, withIntermediateDirectories: true)
+        cache = DiskCache(directory: directory.appendingPathComponent("fuzz", isDirectory: true))
+        try? FileManager.default.createDirectory(at: cache.directory, withIntermediateDirectories: true)
     }
 
     /// Writes `data` as the entry and its extended data, and reads both back as a cache
@@ -25,14 +23,14 @@ final class FuzzDiskCache: Sendable {
     /// options.
     ///
     /// Everything runs in one task and the input's bytes are released before the
-    /// semaphore lets libFuzzer go on; `ImageCache.queryImage` would hand them to other
+    /// semaphore lets libFuzzer go on; a cache query would hand them to other
     /// queues that release them a moment after the completion, which libFuzzer's
     /// per-input leak check reads as a leak.
     func read(_ data: Data) {
         let path = cache.cachePath(forKey: key)
         // Written behind the cache's back, as another process or a damaged disk would leave it.
         _ = FileManager.default.createFile(atPath: path, contents: data)
-        let sidecar = cache.diskCache.directory.appendingPathComponent(".\(URL(fileURLWithPath: path).lastPathComponent).extended")
+        let sidecar = cache.directory.appendingPathComponent(".\(URL(fileURLWithPath: path).lastPathComponent).extended")
         _ = FileManager.default.createFile(atPath: sidecar.path, contents: data)
         let done = DispatchSemaphore(value: 0)
         Task { [cache, key] in
@@ -42,12 +40,12 @@ final class FuzzDiskCache: Sendable {
         done.wait()
     }
 
-    private static func query(_ cache: ImageCache, key: String) async {
-        _ = await cache.diskCache.extendedData(forKey: key)
-        guard let entry = await cache.diskCache.data(forKey: key) else { return }
+    private static func query(_ cache: DiskCache, key: String) async {
+        _ = await cache.extendedData(forKey: key)
+        guard let entry = await cache.data(forKey: key) else { return }
         var context = WebImageContext()
         context.maxPixelCount = 4_000_000
         let options = context.decodeOptions(forKey: key, firstFrameOnly: false)
-        _ = try? cache.config.coders.decode(entry, options: options)
+        _ = try? ImageCodersManager.shared.decode(entry, options: options)
     }
 }

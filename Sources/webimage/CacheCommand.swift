@@ -50,8 +50,8 @@ struct CacheCommand: AsyncParsableCommand {
 
     func run() async throws {
         output.bootstrapLogging()
-        let directory = ImageCache.diskDirectory(
-            namespace: "default", directory: cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        let directory = DiskCache.directory(
+            namespace: "default", in: cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
         // Opening a cache applies its limits, so this one has none: it only looks.
         let cache = DiskCache(directory: directory, config: DiskCache.Config(maxDiskAge: -1))
         switch action {

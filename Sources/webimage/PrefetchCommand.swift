@@ -98,7 +98,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         if case .loaded(_, let body)? = outcome {
             bytes = body
         } else {
-            bytes = await pipeline.cache.diskImageData(forKey: key)?.count ?? 0
+            bytes = await pipeline.cache.diskData(forKey: key)?.count ?? 0
         }
         line.add("ok", true)
         line.add("cacheType", (outcome == nil ? ImageCacheType.disk : .none).rawValue)

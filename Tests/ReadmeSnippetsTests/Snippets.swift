@@ -58,24 +58,22 @@ func loadThumbnail(_ manager: ImageManager) async throws -> ImageResponse {
 
 // README block 5
 func makeManager() -> ImageManager {
-    var config = ImageCache.Config()
-    config.maxMemoryCost = 64 * 1024 * 1024        // bytes of decoded pixels kept in memory
-    config.maxDiskAge = 3 * 24 * 60 * 60           // seconds since last use
-    config.maxDiskSize = 500 * 1024 * 1024         // trimmed to half when exceeded
-    let cache = ImageCache(namespace: "thumbnails",
-                           directory: URL(fileURLWithPath: "/var/cache/myapp"),   // → /var/cache/myapp/thumbnails
-                           config: config)
-    return ImageManager(cache: cache, loader: ImageLoadersManager.shared)
+    var disk = DiskCache.Config()
+    disk.maxDiskAge = 3 * 24 * 60 * 60             // seconds since last use
+    disk.maxDiskSize = 500 * 1024 * 1024           // trimmed to half when exceeded
+    return ImageManager(
+        memoryCache: MemoryCache(totalCostLimit: 64 * 1024 * 1024),   // bytes of decoded pixels kept in memory
+        diskCache: DiskCache(directory: URL(fileURLWithPath: "/var/cache/myapp/thumbnails"), config: disk),
+        loader: ImageLoadersManager.shared)
 }
 
 // README block 7
 func runJob(urls: [URL]) async throws {
-    let cache = ImageCache(namespace: "job")
     try await ImageDownloader.withDownloader { downloader in      // shut down at the end, also on throw
-        let manager = ImageManager(cache: cache, loader: downloader)
+        let manager = ImageManager(diskCache: DiskCache(namespace: "job"), loader: downloader)
         for url in urls { _ = try await manager.loadImage(with: url) }
+        await manager.imageCache.flush()   // every queued disk write done: safe to exit or delete the directory
     }
-    await cache.flush()     // every queued disk write done: safe to exit or delete the directory
 }
 
 // README block 8

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WebImage
+import WebImageCompat
 import WebImageCodecs
 
 /// A real cache that counts the queries it was asked, or holds them until cancelled:

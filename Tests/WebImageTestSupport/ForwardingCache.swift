@@ -1,5 +1,6 @@
 import Foundation
 import WebImage
+import WebImageCompat
 import WebImageCodecs
 
 /// The tests' shared helpers (a target of its own, so WebImageTests and WebImageCompatTests

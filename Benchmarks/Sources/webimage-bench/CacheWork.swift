@@ -13,7 +13,7 @@ enum CacheWork {
         let image = reference.image
         let cost = image.cost
         // A cost limit far above what 1024 small images need: the limit check runs on
-        // every set, as in an ImageCache, but nothing is evicted.
+        // every set, as in the manager's memory tier, but nothing is evicted.
         let cache = MemoryCache<String, DecodedImage>(totalCostLimit: 256 << 20)
         for key in keys { cache.setValue(image, forKey: key, cost: cost) }
         let perThread = ops / threads

@@ -15,12 +15,13 @@ enum ManagerWork {
             .appendingPathComponent("webimage-bench-manager-\(getpid())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let samples = try AsyncBridge.wait { () async throws -> [Double] in
-            let cache = ImageCache(namespace: "bench", directory: directory)
+            let memory = MemoryCache.withDefaultLimits()
             let downloader = ImageDownloader(config: DownloaderConfig())
-            let manager = ImageManager(cache: cache, loader: downloader)
+            let manager = ImageManager(
+                memoryCache: memory, diskCache: DiskCache(directory: directory.appendingPathComponent("bench")), loader: downloader)
             let image = DecodedImage(pixels: PixelBuffer(width: 32, height: 32), format: .jpeg)
             guard let key = manager.cacheKey(for: url) else { throw UsageError("no cache key for \(url)") }
-            cache.memoryCache.setValue(image, forKey: key, cost: image.cost)
+            memory.setValue(image, forKey: key, cost: image.cost)
             do {
                 let samples = try await Sampler.samples(iterations: iterations, warmup: warmup) { () async throws in
                     for _ in 0..<ops {
@@ -40,11 +41,12 @@ enum ManagerWork {
     }
 
     /// Each iteration: a new `ImageManager` over a new downloader allowing `concurrency`
-    /// transfers and a cache in a fresh temporary directory (cold memory and disk), every
-    /// URL loaded at once with default options (so each image is decoded and stored in
-    /// both caches; with `memoryOnly`, `cacheMemoryOnly`: in memory only). Creating and
-    /// removing the directory is not timed; releasing the images its memory cache keeps
-    /// is (the round's last step, `clearMemory()`). The disk writes a load starts in the
+    /// transfers and its own two tiers, a memory tier with the default limits and a disk
+    /// tier in a fresh temporary directory (cold memory and disk), every URL loaded at once
+    /// with default options (so each image is decoded and stored in both tiers; with
+    /// `memoryOnly`, `cacheMemoryOnly`: in memory only). Creating and removing the
+    /// directory is not timed; releasing the images the memory tier keeps is (the round's
+    /// last step, `removeAll()`). The disk writes a load starts in the
     /// background are timed as far as they overlap the loads; after the round, untimed,
     /// the cache is flushed, so no round inherits the last one's backlog and each writes
     /// every entry (a round that stored fewer than one entry per URL fails the run).
@@ -58,13 +60,13 @@ enum ManagerWork {
         defer { try? FileManager.default.removeItem(at: root) }
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
             var pixels = 0, round = 0, unwritten = 0
-            var written: ImageCache?
+            var written: (manager: ImageManager, disk: DiskCache)?
             let entries = memoryOnly ? 0 : Set(urls).count
             let settle = { () async -> Void in
-                guard let cache = written else { return }
+                guard let (manager, disk) = written else { return }
                 written = nil
-                await cache.flush()
-                if entries > 0, await cache.totalDiskCount() < entries { unwritten += 1 }
+                await manager.imageCache.flush()
+                if entries > 0, await disk.totalCount() < entries { unwritten += 1 }
             }
             let (samples, cores) = try await Sampler.samplesAndCores(
                 iterations: iterations, warmup: warmup, settle: settle
@@ -73,9 +75,10 @@ enum ManagerWork {
                 var config = DownloaderConfig()
                 config.maxConcurrentDownloads = concurrency
                 let downloader = ImageDownloader(config: config)
-                let cache = ImageCache(namespace: "bench", directory: root.appendingPathComponent("\(round)"))
-                let manager = ImageManager(cache: cache, loader: downloader)
-                written = cache
+                let memory = MemoryCache.withDefaultLimits()
+                let disk = DiskCache(directory: root.appendingPathComponent("\(round)/bench"))
+                let manager = ImageManager(memoryCache: memory, diskCache: disk, loader: downloader)
+                written = (manager, disk)
                 do {
                     pixels = try await withThrowingTaskGroup(of: Int.self) { group in
                         for url in urls {
@@ -94,7 +97,7 @@ enum ManagerWork {
                 // The images the memory cache keeps are released inside the round, as the
                 // keep floor releases its array, whether or not the cache is still held by
                 // its disk writes (or by `written`, until the settle step).
-                cache.clearMemory()
+                memory.removeAll()
             }
             guard unwritten == 0 else {
                 throw UsageError("\(unwritten) round(s) stored fewer disk entries than URLs")

@@ -10,7 +10,8 @@ import Synchronization
 /// are adapters over the same ``ImageTask``:
 ///
 /// ```swift
-/// let manager = ImageManager(cache: ImageCache(namespace: "app"), loader: ImageLoadersManager.shared)
+/// let manager = ImageManager(
+///     memoryCache: MemoryCache(totalCostLimit: 256 << 20), diskCache: DiskCache(namespace: "app"))
 /// let response = try await manager.loadImage(with: url)
 /// ```
 ///
@@ -53,9 +54,11 @@ import Synchronization
 ///   second result (and renews the entry's stored metadata by its headers), new data
 ///   gives a second result. See `ImagePipeline.swift`.
 public final class ImageManager: Sendable {
-    /// The shared manager: ``ImageCache/shared`` and ``ImageLoadersManager/shared`` (which
-    /// loads http, https and data URLs; `file:` is off, see ``LoaderSchemes``).
-    public static let shared = ImageManager(cache: ImageCache.shared, loader: ImageLoadersManager.shared)
+    /// The shared manager: the shared cache (namespace `"default"` in
+    /// ``DiskCache/defaultDirectory(namespace:)``, WebImageCompat's `ImageCache.shared`) and
+    /// ``ImageLoadersManager/shared`` (which loads http, https and data URLs; `file:` is
+    /// off, see ``LoaderSchemes``).
+    public static let shared = ImageManager(cache: LibraryCache.shared, loader: ImageLoadersManager.shared)
 
     /// The cache loads query and store in, unless their context names another.
     public let imageCache: any ImageCaching
@@ -89,17 +92,39 @@ public final class ImageManager: Sendable {
     /// Creates a manager over `cache` and `loader`.
     ///
     /// - Parameters:
-    ///   - cache: where images are looked up and stored; ``ImageCache/shared`` by default.
+    ///   - cache: where images are looked up and stored; `nil` (the default) is the shared
+    ///     cache ``shared`` uses.
     ///   - loader: what fetches a miss; ``ImageLoadersManager/shared`` by default.
     ///   - decodeQueue: where the user hooks and lazy decodes run (see ``decodeQueue``).
     ///   - failedURLPolicy: how long failed URLs stay blocked and how many are kept
     ///     (default one hour, 10,000 URLs).
     public convenience init(
-        cache: any ImageCaching = ImageCache.shared, loader: any ImageLoader = ImageLoadersManager.shared,
+        cache: (any ImageCaching)? = nil, loader: any ImageLoader = ImageLoadersManager.shared,
         decodeQueue: DecodeQueue = .shared, failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
     ) {
-        self.init(cache: cache, loader: loader, decodeQueue: decodeQueue,
+        self.init(cache: cache ?? LibraryCache.shared, loader: loader, decodeQueue: decodeQueue,
                   failedURLs: FailedURLSet(policy: failedURLPolicy))
+    }
+
+    /// Creates a manager whose cache is the two tiers given: decoded images in
+    /// `memoryCache`, encoded data on `diskCache` (either `nil`: that tier is not used).
+    /// Disk hits are decoded, and images stored without data encoded, on `decodeQueue`
+    /// with ``WebImageCodecs/ImageCodersManager/shared``.
+    ///
+    /// - Parameters:
+    ///   - memoryCache: where decoded images are kept, weighed by ``WebImageCodecs/DecodedImage/cost``;
+    ///     by default a new one with the shared cache's limits (``MemoryCache/withDefaultLimits()``).
+    ///   - diskCache: where the downloaded bytes (and the results kept apart from them) are kept.
+    ///   - loader: what fetches a miss; ``ImageLoadersManager/shared`` by default.
+    ///   - decodeQueue: where the user hooks, lazy decodes and the cache's decodes run.
+    ///   - failedURLPolicy: how long failed URLs stay blocked and how many are kept.
+    public convenience init(
+        memoryCache: MemoryCache<String, DecodedImage>? = .withDefaultLimits(), diskCache: DiskCache?,
+        loader: any ImageLoader = ImageLoadersManager.shared, decodeQueue: DecodeQueue = .shared,
+        failedURLPolicy: FailedURLPolicy = FailedURLPolicy()
+    ) {
+        let cache = LibraryCache(memory: memoryCache, disk: diskCache, decodeQueue: decodeQueue)
+        self.init(cache: cache, loader: loader, decodeQueue: decodeQueue, failedURLs: FailedURLSet(policy: failedURLPolicy))
     }
 
     /// Creates a manager with its own block list (tests pass one with their clock).
@@ -235,7 +260,7 @@ public final class ImageManager: Sendable {
 /// Whether cached images follow the HTTP caching headers they were downloaded with.
 public enum HTTPCachePolicy: Sendable, Hashable {
     /// SDWebImage's behaviour, the default: a cached image is used until the disk cache
-    /// expires it (``ImageCache/Config``'s age and size limits); headers are stored but
+    /// expires it (``DiskCache/Config``'s age and size limits); headers are stored but
     /// not obeyed. `Cache-Control: no-store` is still honoured: such a response is never
     /// written to disk.
     case ignoreHeaders

@@ -51,7 +51,9 @@ public struct WebImageOptions: OptionSet, Sendable, Hashable {
     public static let queryMemoryDataSync = WebImageOptions(rawValue: 1 << 13)
     /// Callback form only: on a memory miss, read and decode from disk synchronously on
     /// the calling thread (blocking it); a cache hit then completes before `loadImage`
-    /// returns. Needs an ``ImageCache`` (other caches are queried as usual). The `async`
+    /// returns. Needs a cache that answers
+    /// ``ImageCaching/queryImageSynchronously(forKey:options:context:)`` (the library's own
+    /// does; other caches are queried as usual). The `async`
     /// API reads the disk without blocking whatever this says.
     public static let queryDiskDataSync = WebImageOptions(rawValue: 1 << 14)
     /// Never download: a cache miss fails with ``WebImageCodecs/WebImageError/Code/notInCache``.

@@ -31,7 +31,7 @@ public final class ImagePrefetcher: Sendable {
     private let runs = Mutex<[ObjectIdentifier: PrefetchRun]>([:])
 
     /// Creates a prefetcher loading through `manager`; by default a new manager of its
-    /// own over ``ImageCache/shared`` and ``ImageLoadersManager/shared``.
+    /// own over the shared cache and ``ImageLoadersManager/shared``.
     public init(manager: ImageManager = ImageManager()) {
         self.manager = manager
     }

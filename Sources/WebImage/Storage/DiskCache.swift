@@ -96,6 +96,12 @@ public final class DiskCache: Sendable {
             .appendingPathComponent(namespace, isDirectory: true)
     }
 
+    /// `directory/namespace`, or ``defaultDirectory(namespace:)`` without a directory: where
+    /// the tool and WebImageCompat's `ImageCache` keep a namespace's files.
+    package static func directory(namespace: String, in directory: URL?) -> URL {
+        directory.map { $0.appendingPathComponent(namespace, isDirectory: true) } ?? defaultDirectory(namespace: namespace)
+    }
+
     /// The path of the file that holds (or would hold) `key`'s entry. Does no I/O.
     public func cachePath(forKey key: String) -> String {
         path + "/" + CacheKey.fileName(for: key)

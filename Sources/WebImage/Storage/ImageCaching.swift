@@ -3,8 +3,10 @@ import Foundation
 /// The seam between the image manager and a cache: query, store, remove, contains,
 /// clear, the disk data and the extended data (HTTP validators) of an entry, and flush.
 ///
-/// ``ImageCache`` is the implementation and WebImageCompat's `ImageCachesManager` chains several;
-/// special setups provide their own. The manager reaches its cache only through this
+/// The manager's own cache (the two tiers of
+/// ``ImageManager/init(memoryCache:diskCache:loader:decodeQueue:failedURLPolicy:)``) is the
+/// implementation; WebImageCompat's `ImageCache` is a façade over it, its `ImageCachesManager`
+/// chains several, and special setups provide their own. The manager reaches its cache only through this
 /// protocol, so a custom cache gets every manager feature (refreshCached revalidation,
 /// HTTP freshness, queryMemoryData) by implementing it.
 ///
@@ -76,9 +78,9 @@ public protocol ImageCaching: Sendable {
     /// on a miss.
     ///
     /// The default reads ``diskData(forKey:)``, then ``extendedData(forKey:)``: a store
-    /// between the two can pair new bytes with old extended data. ``ImageCache`` reads both
-    /// from one open file (its extended attribute; a file system without them keeps a
-    /// sidecar file, read right after).
+    /// between the two can pair new bytes with old extended data. The manager's own cache
+    /// reads both from one open file (its extended attribute; a file system without them
+    /// keeps a sidecar file, read right after).
     func diskEntry(forKey key: String) async -> (data: Data, extendedData: Data?)?
 
     /// Writes `data` as `key`'s disk entry with `extendedData` (`nil`: none) and returns
@@ -86,7 +88,7 @@ public protocol ImageCaching: Sendable {
     ///
     /// The default runs ``store(_:data:forKey:cacheType:)`` for the disk, then
     /// ``setExtendedData(_:forKey:)``: a reader between the two sees the new bytes without
-    /// their extended data. ``ImageCache`` attaches it before the entry appears.
+    /// their extended data. The manager's own cache attaches it before the entry appears.
     ///
     /// - Throws: ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` when it cannot be written.
     func storeDiskEntry(_ data: Data, extendedData: Data?, forKey key: String) async throws(WebImageError)
@@ -168,7 +170,7 @@ extension ImageCaching {
                 try await store(image, data: data, forKey: key, cacheType: cacheType)
                 if let extendedData, cacheType.includesDisk { try await setExtendedData(extendedData, forKey: key) }
             } catch {
-                ImageCache.logger.error("Storing \(key.redactedURLForLog) failed: \(error)")
+                LibraryCache.logger.error("Storing \(key.redactedURLForLog) failed: \(error)")
             }
         }
     }

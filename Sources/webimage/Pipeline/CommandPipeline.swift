@@ -25,15 +25,14 @@ struct CommandPipeline: Sendable {
         var blocksPrivateAddresses = false
     }
 
-    let cache: ImageCache
+    let cache: LibraryCache
     let downloader: ImageDownloader
     let recorder: LoadRecorder
     let manager: ImageManager
 
     init(_ settings: Settings) {
-        var cacheConfig = ImageCache.Config()
-        cacheConfig.shouldUseDisk = !settings.memoryOnly
-        cache = ImageCache(namespace: "default", directory: settings.cacheDirectory, config: cacheConfig)
+        let disk = DiskCache(directory: DiskCache.directory(namespace: "default", in: settings.cacheDirectory))
+        cache = LibraryCache(memory: LibraryCache.defaultMemory(), disk: settings.memoryOnly ? nil : disk)
         var config = DownloaderConfig.default
         if let concurrency = settings.concurrency { config.maxConcurrentDownloads = concurrency }
         if let timeout = settings.timeout { config.downloadTimeout = timeout }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageCompat
 @testable import WebImageCodecs
 import WebImageTestOrigin
 

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+import WebImageCompat
 @testable import WebImageCodecs
 import WebImageTestSupport
 

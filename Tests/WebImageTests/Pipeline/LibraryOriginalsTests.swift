@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+import WebImageCompat
 @testable import WebImageCodecs
 import WebImageTestOrigin
 import WebImageTestSupport

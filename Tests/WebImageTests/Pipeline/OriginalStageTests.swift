@@ -2,6 +2,7 @@ import CXattr
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageCompat
 import WebImageTestOrigin
 
 /// Stage A, originals, over a real downloader and a loopback origin: what a fetch gives

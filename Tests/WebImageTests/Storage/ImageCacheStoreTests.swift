@@ -86,7 +86,7 @@ struct ImageCacheStoreTests {
         #expect(error?.code == .cancelled && error?.message.contains("line is full") == true)
         // The background form: its completion hears the refusal, and flush does not wait for it.
         let reported = await withCheckedContinuation { continuation in
-            cache.store(image, data: nil, extendedData: nil, forKey: "b", cacheType: .all) { continuation.resume(returning: $0) }
+            cache.storage.store(image, data: nil, extendedData: nil, forKey: "b", cacheType: .all) { continuation.resume(returning: $0) }
         }
         guard case .failure(let refused) = reported else { Issue.record("the refused encode was reported as stored"); return }
         #expect(refused.code == .cancelled && refused.message.contains("line is full"))
@@ -110,12 +110,12 @@ struct ImageCacheStoreTests {
         cache.diskCache.ioQueue.async { gate.wait() }   // a stalled disk
         let image = RawRGBACoder.image()
         let first = Mutex<Result<Void, WebImageError>?>(nil)
-        cache.store(image, data: Data(repeating: 1, count: 60), extendedData: nil, forKey: "a", cacheType: .all) { result in
+        cache.storage.store(image, data: Data(repeating: 1, count: 60), extendedData: nil, forKey: "a", cacheType: .all) { result in
             first.withLock { $0 = result }
         }
         // 60 + 60 passes 100: refused at once, on this thread.
         let second = Mutex<Result<Void, WebImageError>?>(nil)
-        cache.store(image, data: Data(repeating: 2, count: 60), extendedData: nil, forKey: "b", cacheType: .all) { result in
+        cache.storage.store(image, data: Data(repeating: 2, count: 60), extendedData: nil, forKey: "b", cacheType: .all) { result in
             second.withLock { $0 = result }
         }
         guard case .failure(let refused)? = second.withLock({ $0 }) else {

@@ -1,12 +1,14 @@
 import Foundation
-import Logging
+import WebImage
 
-/// A memory cache of decoded images in front of a disk cache of their encoded data.
+/// A memory cache of decoded images in front of a disk cache of their encoded data:
+/// SDWebImage's `SDImageCache`, a façade over the library's own cache (the two tiers
+/// ``WebImage/ImageManager/init(memoryCache:diskCache:loader:decodeQueue:failedURLPolicy:)``
+/// takes), with `SDImageCache`'s settings and conveniences.
 ///
-/// SDWebImage's `SDImageCache` for servers and command-line tools. Keys are strings,
-/// normally the URL (see ``CacheKey`` for derived keys). Stores put the image in memory
-/// at once and write the disk in the background; queries look in memory, then on disk,
-/// decoding and keeping the result in memory.
+/// Keys are strings, normally the URL (see ``WebImage/CacheKey`` for derived keys). Stores
+/// put the image in memory at once and write the disk in the background; queries look in
+/// memory, then on disk, decoding and keeping the result in memory.
 ///
 /// ```swift
 /// let cache = ImageCache(namespace: "thumbnails")
@@ -14,14 +16,19 @@ import Logging
 /// let hit = try await cache.queryImage(forKey: url.absoluteString)
 /// ```
 ///
+/// ``shared`` is the cache ``WebImage/ImageManager/shared`` uses: the same memory and the
+/// same files.
+///
 /// Thread-safe. Where the work runs: memory lookups on the calling thread; disk reads on
 /// the calling task when the kernel has the file cached, else on ``Config/ioPool``
-/// (see ``DiskCache/data(forKey:)``); disk writes on the disk cache's serial I/O queue;
-/// decoding and encoding on ``Config/decodeQueue``. SDWebImage's callback forms, with
-/// completions on a `DispatchQueue`, are WebImageCompat's (`ImageCachingCallbacks`).
+/// (see ``WebImage/DiskCache/data(forKey:)``); disk writes on the disk cache's serial I/O
+/// queue; decoding and encoding on ``Config/decodeQueue``. SDWebImage's callback forms,
+/// with completions on a `DispatchQueue`, are in ``ImageCachingCallbacks``.
 public final class ImageCache: ImageCaching {
-    /// The shared cache: namespace `"default"` in the default directory.
-    public static let shared = ImageCache(namespace: "default")
+    /// The shared cache: namespace `"default"` in the default directory, the one
+    /// ``WebImage/ImageManager/shared`` uses.
+    public static let shared = ImageCache(
+        storage: .shared, memoryCache: LibraryCache.sharedMemory, diskCache: LibraryCache.sharedDisk, config: Config())
 
     /// The settings the cache was created with.
     public let config: Config
@@ -29,24 +36,41 @@ public final class ImageCache: ImageCaching {
     public let memoryCache: MemoryCache<String, DecodedImage>
     /// The encoded data.
     public let diskCache: DiskCache
-    /// Stores whose disk part is not done yet, for ``flush()``.
-    let pendingStores = PendingWork()
-    static let logger = Logger(label: "WebImage.ImageCache")
+    /// The library's cache over the tiers the settings use: what every requirement runs.
+    let storage: LibraryCache
 
     /// Creates a cache whose files live in `directory/namespace`, or with `directory`
-    /// `nil` (the default) in ``DiskCache/defaultDirectory(namespace:)``.
+    /// `nil` (the default) in ``WebImage/DiskCache/defaultDirectory(namespace:)``.
     public init(namespace: String, directory: URL? = nil, config: Config = Config()) {
         self.config = config
         memoryCache = MemoryCache(totalCostLimit: config.maxMemoryCost, countLimit: config.maxMemoryCount,
                                   entryCostLimit: config.maxMemoryEntryCost)
         diskCache = DiskCache(directory: Self.diskDirectory(namespace: namespace, directory: directory), config: config.diskConfig)
+        storage = LibraryCache(
+            memory: config.shouldCacheImagesInMemory ? memoryCache : nil, disk: config.shouldUseDisk ? diskCache : nil,
+            coders: config.coders, encodeOptions: config.encodeOptions, decodeQueue: config.decodeQueue)
+    }
+
+    private init(storage: LibraryCache, memoryCache: MemoryCache<String, DecodedImage>, diskCache: DiskCache, config: Config) {
+        self.storage = storage
+        self.memoryCache = memoryCache
+        self.diskCache = diskCache
+        self.config = config
     }
 
     /// The directory of the disk cache of `ImageCache(namespace:directory:)`:
-    /// `directory/namespace`, or ``DiskCache/defaultDirectory(namespace:)`` without a directory.
+    /// `directory/namespace`, or ``WebImage/DiskCache/defaultDirectory(namespace:)`` without a directory.
     public static func diskDirectory(namespace: String, directory: URL?) -> URL {
-        directory.map { $0.appendingPathComponent(namespace, isDirectory: true) }
-            ?? DiskCache.defaultDirectory(namespace: namespace)
+        DiskCache.directory(namespace: namespace, in: directory)
+    }
+
+    /// The format an image stored without data is encoded in: its own format for an
+    /// animated GIF, WebP or APNG (GIF for other animations), otherwise PNG when any pixel
+    /// is not opaque and JPEG when all are. When the cache's coders cannot write an
+    /// animation's own format (there is no APNG encoder among the built-in ones), it is
+    /// stored as WebP (which keeps colours and alpha), else GIF.
+    public static func preferredEncodingFormat(for image: DecodedImage) -> ImageFormat {
+        LibraryCache.preferredEncodingFormat(for: image)
     }
 
     // MARK: Conveniences
@@ -74,8 +98,8 @@ public final class ImageCache: ImageCaching {
         await diskData(forKey: key)
     }
 
-    /// Where `key` is cached: ``ImageCacheType/memory``, ``ImageCacheType/disk`` or
-    /// ``ImageCacheType/none``.
+    /// Where `key` is cached: ``WebImage/ImageCacheType/memory``, ``WebImage/ImageCacheType/disk`` or
+    /// ``WebImage/ImageCacheType/none``.
     public func containsImage(forKey key: String) async -> ImageCacheType {
         await containsImage(forKey: key, cacheType: .all)
     }
@@ -119,46 +143,87 @@ public final class ImageCache: ImageCaching {
 
     /// The image in memory for `key`, without touching the disk. Runs on the caller's thread.
     public func imageFromMemory(forKey key: String) -> DecodedImage? {
-        config.shouldCacheImagesInMemory ? memoryCache.value(forKey: key) : nil
+        storage.imageFromMemory(forKey: key)
+    }
+
+    /// Looks `key` up in memory, then on disk; see ``WebImage/ImageCaching/queryImage(forKey:options:context:)``.
+    ///
+    /// A memory hit is answered on the calling task. A disk hit is read as
+    /// ``WebImage/DiskCache/data(forKey:)`` reads (on the calling task when the kernel has
+    /// the file cached, else on ``Config/ioPool``), decoded on ``Config/decodeQueue`` with
+    /// ``WebImage/WebImageContext/decodeOptions(forKey:firstFrameOnly:)``, and kept in memory
+    /// under ``WebImage/WebImageContext/memoryKey(forKey:)``. Data that does not decode is a
+    /// miss, and a corrupt file is removed. ``WebImage/WebImageOptions/queryMemoryData`` reads
+    /// a memory hit's data the same way. The blocking options mean nothing here: they are
+    /// for the callback form.
+    ///
+    /// - Throws: ``WebImageCodecs/WebImageError/Code/cancelled`` when the task was cancelled before the decode.
+    public func queryImage(
+        forKey key: String, options: WebImageOptions, context: WebImageContext
+    ) async throws(WebImageError) -> ImageCacheQueryResult {
+        try await storage.queryImage(forKey: key, options: options, context: context)
+    }
+
+    /// The same query with every step on the calling thread, blocking it on the disk read
+    /// and the decode; see ``WebImage/ImageCaching/queryImageSynchronously(forKey:options:context:)``.
+    /// An `ImageCache` always answers. Never call it from `async` code.
+    public func queryImageSynchronously(
+        forKey key: String, options: WebImageOptions, context: WebImageContext
+    ) -> ImageCacheQueryResult? {
+        storage.queryImageSynchronously(forKey: key, options: options, context: context)
     }
 
     public func diskData(forKey key: String) async -> Data? {
-        guard config.shouldUseDisk else { return nil }
-        return await diskCache.data(forKey: key)
+        await storage.diskData(forKey: key)
     }
 
     public func extendedData(forKey key: String) async -> Data? {
-        guard config.shouldUseDisk else { return nil }
-        return await diskCache.extendedData(forKey: key)
+        await storage.extendedData(forKey: key)
     }
 
     public func setExtendedData(_ data: Data?, forKey key: String) async throws(WebImageError) {
-        guard config.shouldUseDisk else { return }
-        try await diskCache.setExtendedData(data, forKey: key)
+        try await storage.setExtendedData(data, forKey: key)
     }
 
     /// `key`'s disk entry, its data and extended data read from one open file on
-    /// ``Config/ioPool`` (see ``ImageCaching/diskEntry(forKey:)``).
+    /// ``Config/ioPool`` (see ``WebImage/ImageCaching/diskEntry(forKey:)``).
     public func diskEntry(forKey key: String) async -> (data: Data, extendedData: Data?)? {
-        guard config.shouldUseDisk, let entry = await diskCache.entry(forKey: key) else { return nil }
-        return (entry.data, entry.extendedData)
+        await storage.diskEntry(forKey: key)
     }
 
     /// Writes `key`'s disk entry with its extended data attached before the entry appears,
     /// on the disk cache's I/O queue, and returns when it is written (see
-    /// ``ImageCaching/storeDiskEntry(_:extendedData:forKey:)``).
+    /// ``WebImage/ImageCaching/storeDiskEntry(_:extendedData:forKey:)``).
     public func storeDiskEntry(_ data: Data, extendedData: Data?, forKey key: String) async throws(WebImageError) {
-        try await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, WebImageError>, Never>) in
-            store(nil, data: data, extendedData: extendedData, forKey: key, cacheType: .disk) { continuation.resume(returning: $0) }
-        }.get()
+        try await storage.storeDiskEntry(data, extendedData: extendedData, forKey: key)
+    }
+
+    /// Stores in the caches `cacheType` names; see ``WebImage/ImageCaching/store(_:data:forKey:cacheType:)``.
+    ///
+    /// The memory part happens before the first suspension. The disk part writes `data`
+    /// on the disk cache's I/O queue, or with no data encodes `image` on
+    /// ``Config/decodeQueue`` first. With neither there is nothing to write.
+    public func store(
+        _ image: DecodedImage?, data: Data?, forKey key: String, cacheType: ImageCacheType
+    ) async throws(WebImageError) {
+        try await storage.store(image, data: data, forKey: key, cacheType: cacheType)
+    }
+
+    /// Stores without waiting; see ``WebImage/ImageCaching/storeInBackground(_:data:extendedData:forKey:cacheType:)``.
+    /// The disk part (an encode on ``Config/decodeQueue`` when there is no data, then the
+    /// write and the extended data in one step on the disk cache's I/O queue) is counted
+    /// at once, so a ``flush()`` right after this call waits for it.
+    public func storeInBackground(
+        _ image: DecodedImage?, data: Data?, extendedData: Data?, forKey key: String, cacheType: ImageCacheType
+    ) {
+        storage.storeInBackground(image, data: data, extendedData: extendedData, forKey: key, cacheType: cacheType)
     }
 
     /// Returns when every store begun before the call (its encode and disk write) and
     /// every queued removal or trim is done, so a program can exit, or delete the cache
     /// directory, without losing a write or racing one.
     public func flush() async {
-        await pendingStores.wait()
-        await diskCache.flush()
+        await storage.flush()
     }
 
     public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
@@ -167,9 +232,7 @@ public final class ImageCache: ImageCaching {
     }
 
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        if cacheType.includesMemory, config.shouldCacheImagesInMemory, memoryCache.contains(key) { return .memory }
-        guard cacheType.includesDisk, config.shouldUseDisk else { return .none }
-        return await diskCache.containsData(forKey: key) ? .disk : .none
+        await storage.containsImage(forKey: key, cacheType: cacheType)
     }
 
     public func clear(cacheType: ImageCacheType) async {
@@ -215,7 +278,7 @@ extension ImageCache {
         /// Seconds since an entry was last read after which it expires. Default one
         /// week; negative never expires.
         ///
-        /// Normalised when set, as ``DiskCache/Config/maxDiskAge`` is: NaN becomes the
+        /// Normalised when set, as ``WebImage/DiskCache/Config/maxDiskAge`` is: NaN becomes the
         /// default (one week); a negative value, `.infinity` and anything over 100 years
         /// become -1 (never expires).
         public var maxDiskAge: TimeInterval = DiskCache.Config.defaultMaxDiskAge {
@@ -227,13 +290,13 @@ extension ImageCache {
         public var maxDiskSize: Int = 0 { didSet { maxDiskSize = max(0, maxDiskSize) } }
         /// Read-only directories searched after the cache's own. Default none.
         public var additionalCachePaths: [String] = []
-        /// A size and age limit shared with other caches and processes (``DiskBudget``);
+        /// A size and age limit shared with other caches and processes (``WebImage/DiskBudget``);
         /// replaces ``maxDiskAge`` and ``maxDiskSize`` when set. Default none.
         public var diskBudget: DiskBudget?
-        /// Where disk reads run. Default ``BlockingIOPool/shared``.
+        /// Where disk reads run. Default ``WebImage/BlockingIOPool/shared``.
         public var ioPool: BlockingIOPool = .shared
         /// Most bytes of disk writes queued and not yet done, as
-        /// ``DiskCache/Config/maxQueuedWriteBytes``: past it a store's disk part fails at
+        /// ``WebImage/DiskCache/Config/maxQueuedWriteBytes``: past it a store's disk part fails at
         /// once (a later miss) instead of the line growing while the disk stalls. Default
         /// 128 MiB; at least 1.
         public var maxQueuedWriteBytes: Int = 128 << 20 { didSet { maxQueuedWriteBytes = max(1, maxQueuedWriteBytes) } }
@@ -251,15 +314,12 @@ extension ImageCache {
 
         /// 15 % of the physical memory, at most 768 MiB: what Nuke's `ImageCache` takes
         /// on Apple platforms (SDWebImage leaves it unbounded and relies on memory
-        /// warnings, which Linux does not send).
-        public static var defaultMaxMemoryCost: Int {
-            min(Int(clamping: ProcessInfo.processInfo.physicalMemory / 100 * 15), 768 << 20)
-        }
+        /// warnings, which Linux does not send). The library's shared cache has the same limit.
+        public static var defaultMaxMemoryCost: Int { LibraryCache.defaultMemoryCost }
 
         /// The entry limit ``maxMemoryEntryFraction`` gives, in bytes (0: none beyond the total).
         var maxMemoryEntryCost: Int {
-            guard maxMemoryCost > 0, maxMemoryEntryFraction > 0, maxMemoryEntryFraction < 1 else { return 0 }
-            return max(1, Int(Double(maxMemoryCost) * maxMemoryEntryFraction))
+            LibraryCache.entryCostLimit(total: maxMemoryCost, fraction: maxMemoryEntryFraction)
         }
 
         public init() {}
