@@ -56,7 +56,9 @@ extension ImageLoader {
     /// cannot connect, cannot find host, connection lost, HTTP 408, 429, 500, 502, 503,
     /// 504) or a refusal of the hop policy (``WebImageCodecs/WebImageError/Code/forbiddenAddress``,
     /// ``WebImageCodecs/WebImageError/Code/sourceNotAllowed``: they say nothing about the URL's server and
-    /// must not make it look down).
+    /// must not make it look down) or of the downloader itself
+    /// (``WebImageCodecs/WebImageError/Code/invalidDownloadOperation``: shut down, a request
+    /// modifier's veto).
     public func shouldBlockFailedURL(_ url: URL, error: WebImageError) -> Bool {
         !FailedURLPolicy.isNeverBlocked(error)
     }

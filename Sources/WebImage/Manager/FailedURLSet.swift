@@ -134,15 +134,20 @@ public struct FailedURLPolicy: Sendable, Hashable {
 /// Which failures may put a URL on the block list: one classification for the manager and
 /// the loaders' default policies.
 extension FailedURLPolicy {
-    /// Failures another attempt may cure, and the hop policy's refusals.
+    /// Failures another attempt may cure, the hop policy's refusals, and the downloader's
+    /// own refusals (shut down, a request modifier's veto), which SDWebImage's downloader
+    /// does not block either.
     private static let neverBlockedCodes: Set<WebImageError.Code> = [
         .cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost, .forbiddenAddress, .sourceNotAllowed,
+        .invalidDownloadOperation,
     ]
 
     /// Whether a loader's default policy (``ImageLoader/shouldBlockFailedURL(_:error:)``)
     /// leaves `error` off the list: a transient failure, a status worth retrying
-    /// (``RetryPolicy/isRetryable(_:)``) or a refusal of the hop policy (which says nothing
-    /// about the URL's server and must not make it look down).
+    /// (``RetryPolicy/isRetryable(_:)``), a refusal of the hop policy (which says nothing
+    /// about the URL's server and must not make it look down) or of the downloader itself
+    /// (``WebImageCodecs/WebImageError/Code/invalidDownloadOperation``: shut down, or a
+    /// request modifier's veto).
     package static func isNeverBlocked(_ error: WebImageError) -> Bool {
         neverBlockedCodes.contains(error.code) || RetryPolicy.isRetryable(error)
     }

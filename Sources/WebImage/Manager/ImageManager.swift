@@ -46,9 +46,10 @@ import Synchronization
 ///   ``WebImageCodecs/WebImageError/Code/blackListed`` without a request unless
 ///   ``WebImageOptions/retryFailed`` is given, and a retried success takes it off.
 ///   Entries expire and the list is bounded (``FailedURLPolicy``). Transient failures
-///   (timeouts, lost connections, 408, 429, 500, 502–504), cancellations and refusals of
-///   the address policy (``WebImageCodecs/WebImageError/Code/forbiddenAddress``) never enter it, whatever
-///   the loader or delegate say.
+///   (timeouts, lost connections, 408, 429, 500, 502–504), cancellations, refusals of
+///   the address policy (``WebImageCodecs/WebImageError/Code/forbiddenAddress``) and of the
+///   downloader itself (``WebImageCodecs/WebImageError/Code/invalidDownloadOperation``: shut
+///   down, a request modifier's veto) never enter it, whatever the loader or delegate say.
 /// - **refreshCached**: the cached image is delivered first, then revalidated with the
 ///   `ETag` / `Last-Modified` stored with its disk entry; 304 ends the load without a
 ///   second result (and renews the entry's stored metadata by its headers), new data

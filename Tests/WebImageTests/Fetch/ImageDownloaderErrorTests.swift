@@ -147,7 +147,8 @@ struct ImageDownloaderErrorTests {
     func blockPolicy() {
         let downloader = ImageDownloader.shared
         let url = URL(fileURLWithPath: "/")
-        for code in [WebImageError.Code.cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost] {
+        for code in [WebImageError.Code.cancelled, .timedOut, .cannotConnect, .cannotFindHost, .connectionLost,
+                     .invalidDownloadOperation] {
             #expect(!downloader.shouldBlockFailedURL(url, error: WebImageError(code, "")))
         }
         for code in [WebImageError.Code.invalidDownloadStatusCode, .badImageData, .invalidURL, .responseTooLarge,

@@ -51,6 +51,24 @@ struct ImageManagerFailedURLTests {
         }
     }
 
+    @Test("a refused request is not blocked: a request modifier's veto, a downloader shut down (invalidDownloadOperation says nothing about the URL)")
+    func refusalNotBlocked() async throws {
+        try await ManagerFixture.with { f in
+            let url = f.serve("/refused.png", ManagerTestKit.png())
+            var vetoing = WebImageContext()
+            vetoing.downloadRequestModifier = { _ in nil }
+            let vetoed = await f.loadAll(url, context: vetoing)
+            #expect(vetoed.map(\.error?.code) == [.invalidDownloadOperation])
+            #expect(!f.manager.isFailedURL(url))
+            #expect(f.origin.requestCount("/refused.png") == 0)
+
+            await f.downloader.shutdown()
+            let late = await f.loadAll(url)
+            #expect(late.map(\.error?.code) == [.invalidDownloadOperation])
+            #expect(!f.manager.isFailedURL(url))
+        }
+    }
+
     @Test("removeFailedURL and removeAllFailedURLs unblock")
     func removal() async throws {
         try await ManagerFixture.with { f in
