@@ -59,7 +59,8 @@ public final class ImageCache: ImageCaching {
     }
 
     /// The directory of the disk cache of `ImageCache(namespace:directory:)`:
-    /// `directory/namespace`, or ``WebImage/DiskCache/defaultDirectory(namespace:)`` without a directory.
+    /// `directory/namespace`, or ``WebImage/DiskCache/defaultDirectory(namespace:)``
+    /// without a directory.
     public static func diskDirectory(namespace: String, directory: URL?) -> URL {
         DiskCache.directory(namespace: namespace, in: directory)
     }
@@ -98,8 +99,8 @@ public final class ImageCache: ImageCaching {
         await diskData(forKey: key)
     }
 
-    /// Where `key` is cached: ``WebImage/ImageCacheType/memory``, ``WebImage/ImageCacheType/disk`` or
-    /// ``WebImage/ImageCacheType/none``.
+    /// Where `key` is cached: ``WebImage/ImageCacheType/memory``,
+    /// ``WebImage/ImageCacheType/disk`` or ``WebImage/ImageCacheType/none``.
     public func containsImage(forKey key: String) async -> ImageCacheType {
         await containsImage(forKey: key, cacheType: .all)
     }
