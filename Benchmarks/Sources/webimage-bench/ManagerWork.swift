@@ -60,12 +60,12 @@ enum ManagerWork {
         defer { try? FileManager.default.removeItem(at: root) }
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
             var pixels = 0, round = 0, unwritten = 0
-            var written: (manager: ImageManager, disk: DiskCache)?
+            var written: (cache: any ImageCaching, disk: DiskCache)?
             let entries = memoryOnly ? 0 : Set(urls).count
             let settle = { () async -> Void in
-                guard let (manager, disk) = written else { return }
+                guard let (cache, disk) = written else { return }
                 written = nil
-                await manager.imageCache.flush()
+                await cache.flush()
                 if entries > 0, await disk.totalCount() < entries { unwritten += 1 }
             }
             let (samples, cores) = try await Sampler.samplesAndCores(
@@ -78,7 +78,9 @@ enum ManagerWork {
                 let memory = MemoryCache.withDefaultLimits()
                 let disk = DiskCache(directory: root.appendingPathComponent("\(round)/bench"))
                 let manager = ImageManager(memoryCache: memory, diskCache: disk, loader: downloader)
-                written = (manager, disk)
+                // The cache outlives the round until the settle step, not the manager (nor
+                // the downloader it holds), which the round releases as it ends.
+                written = (manager.imageCache, disk)
                 do {
                     pixels = try await withThrowingTaskGroup(of: Int.self) { group in
                         for url in urls {
