@@ -62,14 +62,8 @@ package final class LibraryCache: ImageCaching {
         return max(1, Int(Double(total) * fraction))
     }
 
-    /// A memory tier with the default limits: ``defaultMemoryCost``, one image at most a
-    /// tenth of it (Nuke's `entryCostLimit`).
-    package static func defaultMemory() -> MemoryCache<String, DecodedImage> {
-        MemoryCache(totalCostLimit: defaultMemoryCost, entryCostLimit: entryCostLimit(total: defaultMemoryCost, fraction: 0.1))
-    }
-
     /// The shared cache's memory tier, with the default limits.
-    package static let sharedMemory = defaultMemory()
+    package static let sharedMemory = MemoryCache.withDefaultLimits()
     /// The shared cache's disk tier: namespace `"default"` in ``DiskCache/defaultDirectory(namespace:)``.
     package static let sharedDisk = DiskCache(namespace: "default")
     /// The cache of ``ImageManager/shared`` (and of WebImageCompat's `ImageCache.shared`).
@@ -140,7 +134,8 @@ extension MemoryCache where Key == String, Value == DecodedImage {
     /// shared cache: 15 % of the physical memory, at most 768 MiB, and one image at most a
     /// tenth of that (Nuke's `ImageCache` limits).
     public static func withDefaultLimits() -> MemoryCache<String, DecodedImage> {
-        LibraryCache.defaultMemory()
+        let total = LibraryCache.defaultMemoryCost
+        return MemoryCache(totalCostLimit: total, entryCostLimit: LibraryCache.entryCostLimit(total: total, fraction: 0.1))
     }
 }
 

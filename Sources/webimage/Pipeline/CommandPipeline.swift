@@ -32,7 +32,7 @@ struct CommandPipeline: Sendable {
 
     init(_ settings: Settings) {
         let disk = DiskCache(directory: DiskCache.directory(namespace: "default", in: settings.cacheDirectory))
-        cache = LibraryCache(memory: LibraryCache.defaultMemory(), disk: settings.memoryOnly ? nil : disk)
+        cache = LibraryCache(memory: .withDefaultLimits(), disk: settings.memoryOnly ? nil : disk)
         var config = DownloaderConfig.default
         if let concurrency = settings.concurrency { config.maxConcurrentDownloads = concurrency }
         if let timeout = settings.timeout { config.downloadTimeout = timeout }
