@@ -64,13 +64,6 @@ public enum WebImageMetrics {
         counter.increment()
     }
 
-    /// Runs `work` and records its duration in `timer`.
-    static func time<T>(_ timer: Timer, _ work: () throws -> T) rethrows -> T {
-        let start = ContinuousClock.now
-        defer { record(timer, since: start) }
-        return try work()
-    }
-
     /// Records the time since `start` in `timer`.
     static func record(_ timer: Timer, since start: ContinuousClock.Instant) {
         let elapsed = (ContinuousClock.now - start).components

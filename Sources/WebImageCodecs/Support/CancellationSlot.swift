@@ -17,11 +17,6 @@ package final class CancellationSlot: Sendable {
 
     package init() {}
 
-    /// Whether ``cancel()`` was called.
-    package var isCancelled: Bool {
-        state.withLock { if case .cancelled = $0 { true } else { false } }
-    }
-
     /// Registers the action that stops the work; runs it now if the slot was cancelled.
     package func set(_ cancel: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { s -> Bool in
