@@ -21,13 +21,17 @@ extension DiskCache {
         if !config.ioPool.submit({ completion(self.extendedDataSync(forKey: key)) }) { completion(nil) }
     }
 
-    /// ``setExtendedData(_:forKey:)`` with a completion on `ioQueue`.
+    /// ``setExtendedData(_:forKey:)`` with a completion on `ioQueue`, after the writes
+    /// queued before it; through the bounded write line (its bytes count against
+    /// ``Config/maxQueuedWriteBytes``), so when the line is full `completion` gets
+    /// ``WebImageCodecs/WebImageError/Code/cacheIOFailed`` at once, on this thread.
     public func setExtendedData(
         _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
     ) {
-        ioQueue.async {
+        let refused = queueWrite(of: max(data?.count ?? 0, 1), forKey: key) {
             completion(Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) })
         }
+        if let refused { completion(.failure(refused)) }
     }
 
     /// ``store(_:forKey:)`` with a completion on `ioQueue`, or at once on this thread when

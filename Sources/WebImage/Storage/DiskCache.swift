@@ -26,8 +26,11 @@ import Synchronization
 ///   loads and requests waiting for an answer, as a `.utility` write queue does on Apple
 ///   platforms (Nuke's; `.utility` is only nice 2 here). An awaited change waits behind
 ///   it. ``flush()`` waits for every change queued before it.
-///   Writes queued and not yet done hold at most ``Config/maxQueuedWriteBytes``; one
-///   more fails at once with ``WebImageCodecs/WebImageError/Code/cacheIOFailed``.
+///   Writes queued and not yet done (and extended data set with a completion) hold at
+///   most ``Config/maxQueuedWriteBytes``; one more fails at once with
+///   ``WebImageCodecs/WebImageError/Code/cacheIOFailed``. Removals, `containsData` and
+///   trims asked for with a completion have no bound of their own: each waits on
+///   `ioQueue` holding only its caller's closure, as an `async` one holds its caller's task.
 ///   A read's own follow-ups (the access-date refresh, removing an unreadable file) are
 ///   queued at most once per entry and 1,024 at a time; past that a read queues none,
 ///   and a later read of the entry does it.
