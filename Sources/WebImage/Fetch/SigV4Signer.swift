@@ -114,6 +114,16 @@ package struct SigV4Signer: Sendable {
     /// (`a//b/../c` stays as it is).
     package static func s3Path(_ path: String) -> String { encode(path, keepSlash: true) }
 
+    /// Whether AWS can address `bucket` virtual-hosted (`{bucket}.s3.{region}.amazonaws.com`)
+    /// under TLS: 3–63 lower-case letters, digits and hyphens, not starting or ending with
+    /// a hyphen. A dot would put the name outside AWS's wildcard certificate, so such a
+    /// bucket (and any other name) is addressed path-style. The proxy's `s3://` sources and
+    /// bulk's `s3://` output folder both ask this.
+    package static func isVirtualHostable(bucket: String) -> Bool {
+        (3...63).contains(bucket.count) && bucket.first != "-" && bucket.last != "-"
+            && bucket.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+    }
+
     /// URI encoding of the specification: unreserved characters kept, `/` kept only in paths.
     package static func encode(_ text: String, keepSlash: Bool) -> String {
         var out = ""

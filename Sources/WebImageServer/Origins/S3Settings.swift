@@ -64,17 +64,10 @@ public struct S3Settings: Sendable, Hashable {
         let baseHost = base?.host ?? "s3.amazonaws.com"
         let port = base?.port.map { ":\($0)" } ?? ""
         let basePath = base?.path ?? ""
-        let virtualHosted = endpoint == nil ? Self.isDNSLabel(bucket) : !usesPathStyle
+        let virtualHosted = endpoint == nil ? SigV4Signer.isVirtualHostable(bucket: bucket) : !usesPathStyle
         let host = (virtualHosted ? bucket + "." + baseHost : baseHost) + port
         let path = (basePath == "/" ? "" : basePath) + (virtualHosted ? "" : "/" + SigV4Signer.s3Path(bucket)) + "/" + encodedKey
         let query = versionID.map { "?versionId=" + SigV4Signer.encode($0, keepSlash: false) } ?? ""
         return (URL(string: "\(scheme)://\(host)\(path)\(query)"), path, host)
-    }
-
-    /// A bucket name usable as a DNS label under TLS: lower-case letters, digits and
-    /// hyphens, 3–63 characters, no dots (a dot would break the wildcard certificate).
-    static func isDNSLabel(_ bucket: String) -> Bool {
-        (3...63).contains(bucket.count) && bucket.first != "-" && bucket.last != "-"
-            && bucket.allSatisfy { ($0.isASCII && $0.isLowercase && $0.isLetter) || ($0.isASCII && $0.isNumber) || $0 == "-" }
     }
 }

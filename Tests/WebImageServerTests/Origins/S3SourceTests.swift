@@ -50,6 +50,31 @@ struct S3SourceTests {
         try await withCleanup { try await body(moto) } cleanup: { await moto.stop() }
     }
 
+    /// AWS's two URL forms (the S3 user guide, "Virtual hosting of buckets" and "Path-style
+    /// requests"): `https://{bucket}.s3.{region}.amazonaws.com/{key}` for a bucket whose
+    /// name is a DNS label, `https://s3.{region}.amazonaws.com/{bucket}/{key}` for one with
+    /// dots (outside the wildcard certificate); a custom endpoint path-style unless asked.
+    @Test("Addressing: virtual-hosted on AWS for a DNS-label bucket, path-style for a dotted one or an endpoint")
+    func addressing() throws {
+        var aws = S3Settings()
+        aws.region = "eu-west-1"
+        let hosted = aws.objectURL(bucket: "my-bucket-1", key: "dir/a b.png", versionID: nil)
+        #expect(hosted.url?.absoluteString == "https://my-bucket-1.s3.eu-west-1.amazonaws.com/dir/a%20b.png")
+        #expect(hosted.host == "my-bucket-1.s3.eu-west-1.amazonaws.com" && hosted.path == "/dir/a%20b.png")
+        for bucket in ["my.bucket", "My-Bucket", "-edge", "ab", String(repeating: "a", count: 64)] {
+            let path = aws.objectURL(bucket: bucket, key: "k.png", versionID: "v 1")
+            #expect(path.host == "s3.eu-west-1.amazonaws.com", "\(bucket)")
+            #expect(path.url?.absoluteString == "https://s3.eu-west-1.amazonaws.com/\(bucket)/k.png?versionId=v%201", "\(bucket)")
+        }
+        #expect(aws.objectURL(bucket: String(repeating: "a", count: 63), key: "k", versionID: nil).host.hasPrefix("aaa"))
+
+        var custom = S3Settings()
+        custom.endpoint = S3Settings.endpoint("127.0.0.1:9000")
+        #expect(custom.objectURL(bucket: "my-bucket", key: "k", versionID: nil).url?.absoluteString == "http://127.0.0.1:9000/my-bucket/k")
+        custom.usesPathStyle = false
+        #expect(custom.objectURL(bucket: "my-bucket", key: "k", versionID: nil).url?.absoluteString == "http://my-bucket.127.0.0.1:9000/k")
+    }
+
     @Test("Signed GETs through the proxy: objects, versions, /info, missing keys, denied buckets")
     func proxy() async throws {
         try await Self.withMoto { moto in

@@ -105,19 +105,12 @@ struct S3Destination: Sendable {
         let basePath = base.map { $0.path == "/" ? "" : $0.path } ?? ""
         // AWS: virtual-hosted where the bucket can be a TLS host name; other stores path-style,
         // which every S3-compatible server speaks.
-        let virtualHosted = endpoint == nil && Self.isDNSLabel(bucket)
+        let virtualHosted = endpoint == nil && SigV4Signer.isVirtualHostable(bucket: bucket)
         let host = (virtualHosted ? bucket + "." + baseHost : baseHost) + port
         var path = basePath + (virtualHosted ? "" : "/" + SigV4Signer.s3Path(bucket))
         if let key { path += "/" + SigV4Signer.s3Path(key) } else if path.isEmpty { path = "/" }
         let encodedQuery = query.map { SigV4Signer.encode($0.0, keepSlash: false) + "=" + SigV4Signer.encode($0.1, keepSlash: false) }
         let queryText = encodedQuery.isEmpty ? "" : "?" + encodedQuery.joined(separator: "&")
         return ("\(scheme)://\(host)\(path)\(queryText)", path, host)
-    }
-
-    /// Lower-case letters, digits and hyphens, 3–63 characters, no dots (a dot would break
-    /// AWS's wildcard certificate).
-    static func isDNSLabel(_ bucket: String) -> Bool {
-        (3...63).contains(bucket.count) && bucket.first != "-" && bucket.last != "-"
-            && bucket.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
     }
 }
