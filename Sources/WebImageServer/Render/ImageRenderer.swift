@@ -37,8 +37,7 @@ struct ImageRenderer: Sendable {
 
     /// The source's size in the result's orientation (EXIF when auto-rotating, then `rotate`).
     func finalSize(of header: ImageHeader) -> PixelSize {
-        let upright = autoRotate ? header.displaySize : header.storedSize
-        return options.rotate % 180 == 90 ? PixelSize(width: upright.height, height: upright.width) : upright
+        ProcessingPlan.rotated(autoRotate ? header.displaySize : header.storedSize, by: options.rotate)
     }
 
     /// Decode options: the pixel limit, the orientation, and a thumbnail of the whole

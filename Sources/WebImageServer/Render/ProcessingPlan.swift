@@ -53,6 +53,11 @@ struct ProcessingPlan: Sendable, Equatable {
     static func scaleEven(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : roundEven(Double(a) * s) }
     static func minNonZero(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
 
+    /// `size` after the `rotate` option (a multiple of 90 degrees): a quarter turn swaps its sides.
+    static func rotated(_ size: PixelSize, by rotate: Int) -> PixelSize {
+        rotate % 180 == 90 ? PixelSize(width: size.height, height: size.width) : size
+    }
+
     /// Plans `options` for a source of `source` (final orientation) with the server's
     /// result-dimension limit `maxResultDimension` (0: none; the URL's `mrd` wins).
     init(source: PixelSize, options o: ProcessingOptions, maxResultDimension: Int, isVector: Bool = false) {

@@ -32,6 +32,12 @@ struct SizeConformanceTests {
             origin.route("/src.png", .init(body: try png(size.0, size.1), contentType: "image/png"))
             try await ProxyHarness.with(config) { proxy in
                 for (options, width, height) in cases {
+                    // The public arithmetic (ProxyGeometry) gives the same size without a render.
+                    let parsed = try ProxyURL.parse("/unsafe/\(options)/plain/\(origin.url("/src.png"))", language: config.language).options
+                    let computed = ProxyGeometry.outputSize(
+                        source: PixelSize(width: size.0, height: size.1), options: parsed, maxResultDimension: config.output.maxResultDimension)
+                    #expect(computed == PixelSize(width: width, height: height),
+                            "ProxyGeometry: \(options) on \(size.0)x\(size.1): \(computed), imgproxy gives \(width)x\(height)")
                     let answer = try await proxy.get("/unsafe/\(options)/plain/\(origin.url("/src.png"))")
                     #expect(answer.status == 200, "\(options): \(String(decoding: answer.body, as: UTF8.self))")
                     guard answer.status == 200 else { continue }
