@@ -66,6 +66,20 @@ struct CallbackAdapterTests {
             }
             #expect(answer == (.memory, true))
             #expect(custom.queries == 1)
+
+            // The default store and removal forms: the work done, then the completion on the shared queue.
+            let stored = await withCheckedContinuation { c in
+                custom.store(CompatFixture.image(), data: nil, forKey: "s", cacheType: .memory) { result in
+                    c.resume(returning: (result.isSuccess, shared.isCurrent))
+                }
+            }
+            #expect(stored == (true, true))
+            #expect(await custom.containsImage(forKey: "s", cacheType: .memory) == .memory)
+            let removed = await withCheckedContinuation { c in
+                custom.removeImage(forKey: "s", cacheType: .all) { c.resume(returning: shared.isCurrent) }
+            }
+            #expect(removed)
+            #expect(await custom.containsImage(forKey: "s", cacheType: .all) == .none)
         }
     }
 

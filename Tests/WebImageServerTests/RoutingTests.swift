@@ -41,6 +41,21 @@ struct RoutingTests {
         }
     }
 
+    @Test("ImageProxy.respond, for embedding without the server: the server's status, type, ETag and bytes; header(_:) ignores case")
+    func respondDirectly() async throws {
+        try await ProxyHarness.with(.unsigned) { proxy in
+            let served = try await proxy.get(Self.image)
+            let direct = await proxy.server.respond(path: Self.image)
+            #expect(direct.status == 200 && served.status == 200)
+            #expect(direct.header("content-type") == "image/jpeg" && direct.header("CONTENT-TYPE") == served.header("Content-Type"))
+            #expect(direct.header("etag") != nil && direct.header("ETag") == served.header("ETag"))
+            #expect(direct.body == served.body)
+            #expect(direct.header("X-Not-Sent") == nil)
+            let missing = await proxy.server.respond(path: "/unsafe/rs:fit:40:40/plain/example://no-such-example.jpg")
+            #expect(missing.status == 404 && missing.header("Content-Type") == "application/json")
+        }
+    }
+
     @Test("/, /favicon.ico, unknown and half-matched paths: the proxy's JSON 404; /gallery/ is /gallery")
     func notFound() async throws {
         try await ProxyHarness.with(.unsigned) { proxy in

@@ -48,4 +48,37 @@ struct ImageCacheFacadeTests {
         #expect(diskOnly.memoryCache.totalCost == 0)
         #expect(await diskOnly.diskData(forKey: "k") == data)
     }
+
+    @Test("imageFromDisk decodes the disk data and keeps the image in memory; clearDisk empties the disk and leaves memory")
+    func diskConveniences() async throws {
+        try await CompatFixture.with { f in
+            let png = CompatFixture.png()
+            try await f.cache.store(nil, data: png, forKey: "k", cacheType: .disk)
+            #expect(f.cache.imageFromMemory(forKey: "k") == nil)
+            let image = try #require(await f.cache.imageFromDisk(forKey: "k"))
+            let direct = try ImageCodersManager.shared.decode(png, options: .init())
+            #expect(image.width == direct.width && image.height == direct.height)
+            #expect(image.frames.first?.pixels == direct.frames.first?.pixels)
+            #expect(f.cache.imageFromMemory(forKey: "k") != nil, "a disk hit is kept in memory")
+            #expect(await f.cache.imageFromDisk(forKey: "absent") == nil)
+
+            await f.cache.clearDisk()
+            #expect(await f.cache.diskImageData(forKey: "k") == nil)
+            #expect(await f.cache.totalDiskCount() == 0)
+            #expect(f.cache.imageFromMemory(forKey: "k") != nil, "memory is left alone")
+        }
+    }
+
+    @Test("preferredEncodingFormat: JPEG for an opaque still, PNG when any pixel is not opaque, an animation's own GIF, WebP or APNG, GIF for any other animation")
+    func preferredEncodingFormat() throws {
+        let opaque = PixelBuffer(width: 2, height: 2, bytes: Array(repeating: 255, count: 16))
+        let clear = PixelBuffer(width: 2, height: 2, bytes: [255, 255, 255, 255, 255, 255, 255, 254] + Array(repeating: 255, count: 8))
+        let (o, c) = (try #require(opaque), try #require(clear))
+        #expect(ImageCache.preferredEncodingFormat(for: DecodedImage(pixels: o, format: .png)) == .jpeg)
+        #expect(ImageCache.preferredEncodingFormat(for: DecodedImage(pixels: c, format: .jpeg)) == .png)
+        for (format, expected) in [(ImageFormat.gif, ImageFormat.gif), (.webp, .webp), (.apng, .apng), (.avif, .gif), (.png, .gif)] {
+            let animation = try #require(DecodedImage(frames: [ImageFrame(pixels: o, duration: 0.1), ImageFrame(pixels: c, duration: 0.1)], format: format))
+            #expect(ImageCache.preferredEncodingFormat(for: animation) == expected, "\(format)")
+        }
+    }
 }

@@ -119,6 +119,8 @@ struct ImageDownloaderProgressTests {
                 .started(same), .receivedResponse(same, statusCode: 304), .stopped(same),
                 .started(empty), .receivedResponse(empty, statusCode: 200), .stopped(empty),
             ])
+            // Every event names the transfer's URL, whatever its kind.
+            #expect(seen.map(\.url) == [url, url, url, url, gone, gone, gone, same, same, same, empty, empty, empty])
         }
     }
 }

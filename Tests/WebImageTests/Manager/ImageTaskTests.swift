@@ -105,4 +105,16 @@ struct ImageTaskTests {
             #expect(!f.manager.isRunning)
         }
     }
+
+    @Test("ImageLoadResult.get(): the image of a success (nil when it carries none), the error of a failure thrown")
+    func loadResultGet() throws {
+        let url = try #require(URL(string: "https://example.com/a.png"))
+        let image = DecodedImage(pixels: PixelBuffer(width: 3, height: 2), format: .png)
+        #expect(try ImageLoadResult(url: url, image: image, cacheType: .memory).get()?.width == 3)
+        #expect(try ImageLoadResult(url: url, data: Data([1])).get() == nil)
+        let failure = ImageLoadResult(url: url, image: image, error: WebImageError(.badImageData, "no image"))
+        #expect { try failure.get() } throws: { error in
+            (error as? WebImageError)?.code == .badImageData && (error as? WebImageError)?.message == "no image"
+        }
+    }
 }

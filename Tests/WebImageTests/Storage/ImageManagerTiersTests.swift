@@ -69,6 +69,41 @@ struct ImageManagerTiersTests {
         }
     }
 
+    @Test("removing and clearing through the manager's cache act on the tiers named: memory, disk, or both")
+    func removeAndClearByTier() async throws {
+        try await TestOrigin.with { origin in
+            let (url, png) = Self.serve(origin)
+            let other = origin.url("/m.png")
+            let directory = try TemporaryDirectory()
+            try await ImageDownloader.withDownloader { downloader in
+                let memory = MemoryCache<String, DecodedImage>(totalCostLimit: 64 << 20)
+                let disk = DiskCache(directory: directory.url)
+                let manager = ImageManager(memoryCache: memory, diskCache: disk, loader: downloader)
+                let cache = manager.imageCache
+                let (key, otherKey) = (url.absoluteString, other.absoluteString)
+                _ = try await manager.loadImage(with: url, options: [.waitStoreCache])
+                _ = try await manager.loadImage(with: other, options: [.waitStoreCache])
+
+                await cache.removeImage(forKey: key, cacheType: .memory)
+                #expect(memory.value(forKey: key) == nil)
+                #expect(await disk.data(forKey: key) == png, "the disk entry stays")
+                await cache.removeImage(forKey: key, cacheType: .disk)
+                #expect(await disk.containsData(forKey: key) == false)
+                await cache.removeImage(forKey: otherKey, cacheType: .all)
+                #expect(memory.value(forKey: otherKey) == nil)
+                #expect(await disk.containsData(forKey: otherKey) == false)
+
+                _ = try await manager.loadImage(with: url, options: [.waitStoreCache])
+                await cache.clear(cacheType: .disk)
+                #expect(await disk.totalCount() == 0)
+                #expect(memory.value(forKey: key) != nil, "clearing the disk leaves memory")
+                await cache.clear(cacheType: .memory)
+                #expect(memory.count == 0)
+                #expect(origin.requestCount("/t.png") == 2)
+            }
+        }
+    }
+
     @Test("the default memory tier has the shared cache's limits: 15 % of the physical memory, at most 768 MiB, one image at most a tenth")
     func defaultMemoryLimits() {
         let memory = MemoryCache<String, DecodedImage>.withDefaultLimits()

@@ -164,7 +164,11 @@ struct WebImageTargetTests {
             let recorder = ResultRecorder()
             target.setImage(with: url, placeholder: placeholder, manager: f.manager, completed: recorder.record)
             #expect(indicator.counts.withLock { $0.start } == 1)
+            // The running load is registered under the default key, and only there.
+            #expect(target.webImageState.operation(forKey: WebImageTargetState.defaultOperationKey) != nil)
+            #expect(target.webImageState.operation(forKey: "another key") == nil)
             target.cancelCurrentImageLoad()
+            #expect(target.webImageState.operation(forKey: WebImageTargetState.defaultOperationKey) == nil)
             #expect(await recorder.wait(for: 1).first?.error?.code == .cancelled)
             #expect(target.image?.width == 1)
             #expect(indicator.counts.withLock { $0.stop } >= 1)
