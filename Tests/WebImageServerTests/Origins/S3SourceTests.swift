@@ -197,6 +197,18 @@ struct S3SourceTests {
         }
     }
 
+    @Test("An endpoint nobody listens on is a source that cannot be reached: 502 cannotConnect")
+    func unreachableEndpoint() async throws {
+        var s3 = S3Settings()
+        s3.isEnabled = true
+        s3.endpoint = URL(string: "http://127.0.0.1:\(try ChildProcess.freePort())")
+        try await ProxyHarness.with(Self.config(s3)) { proxy in
+            let answer = try await proxy.get(Self.path("s3://allowed/b.png"))
+            #expect(answer.status == 502)
+            #expect(answer.errorCode?.name == "cannotConnect")
+        }
+    }
+
     @Test("The SSRF guard applies to the endpoint unless its address is allowed")
     func guarded() async throws {
         try await Self.withMoto { moto in

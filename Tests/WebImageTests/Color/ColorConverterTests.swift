@@ -1,3 +1,4 @@
+import CLCMS2
 import Foundation
 import Testing
 @testable import WebImageCodecs
@@ -139,6 +140,32 @@ struct ColorConverterTests {
         let expected = Int((encoded * 255).rounded())
         let out = try #require(pixels[0, 0])
         for channel in [out.r, out.g, out.b] { #expect(abs(Int(channel) - expected) <= 1, "\(out) vs \(expected)") }
+    }
+
+    /// A gray ICC profile with a linear tone curve and a D50 white, made by lcms2 here.
+    static func linearGrayProfile() throws -> [UInt8] {
+        let curve = try #require(cmsBuildGamma(nil, 1.0))
+        defer { cmsFreeToneCurve(curve) }
+        let profile = try #require(cmsCreateGrayProfile(cmsD50_xyY(), curve))
+        defer { cmsCloseProfile(profile) }
+        var size: cmsUInt32Number = 0
+        #expect(cmsSaveProfileToMem(profile, nil, &size) != 0)
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        #expect(cmsSaveProfileToMem(profile, &bytes, &size) != 0)
+        return bytes
+    }
+
+    @Test("a gray profile maps each level to a neutral sRGB grey: a linear curve's mid-grey takes the sRGB curve, black and white stay")
+    func grayProfile() throws {
+        let profile = try Self.linearGrayProfile()
+        var pixels = PixelBuffer(width: 3, height: 1, bytes: [0, 0, 0, 255, 128, 128, 128, 90, 255, 255, 255, 255])!
+        ColorConverter.convertToSRGB(&pixels, from: .iccProfile(profile), options: ImageDecodeOptions())
+        let linear = 128.0 / 255
+        let expected = Int(((1.055 * pow(linear, 1 / 2.4) - 0.055) * 255).rounded())
+        let (black, mid, white) = (try #require(pixels[0, 0]), try #require(pixels[1, 0]), try #require(pixels[2, 0]))
+        for channel in [mid.r, mid.g, mid.b] { #expect(abs(Int(channel) - expected) <= 1, "\(mid) vs \(expected)") }
+        #expect(mid.a == 90, "alpha is copied through")
+        #expect([black.r, black.g, black.b].allSatisfy { $0 <= 1 } && [white.r, white.g, white.b].allSatisfy { $0 >= 254 })
     }
 
     @Test("CICP sRGB needs no conversion; BT.2020 primaries change colours")
