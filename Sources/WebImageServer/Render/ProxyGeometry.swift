@@ -11,6 +11,7 @@ public enum ProxyGeometry {
     ///   - source: the source's size as the proxy sees it before the options: upright (its
     ///     EXIF orientation applied), or as stored when the request turns `auto_rotate` off.
     ///     The request's own `rotate` is applied here.
+    ///   - options: the request's processing options, as ``ProxyURL`` parses them.
     ///   - maxResultDimension: the server's `IMGPROXY_MAX_RESULT_DIMENSION` (0: none); the
     ///     URL's `max_result_dimension` wins.
     public static func outputSize(source: PixelSize, options: ProcessingOptions, maxResultDimension: Int = 0) -> PixelSize {
