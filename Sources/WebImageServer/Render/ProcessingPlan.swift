@@ -10,7 +10,7 @@ import WebImageCodecs
 ///
 /// Pure arithmetic, no pixels: the proxy makes one from the header before decoding
 /// (to plan the decode and reserve memory) and again from the decoded or trimmed size.
-struct ProcessingPlan: Sendable, Equatable {
+struct ProcessingPlan: Sendable {
     /// The source (or trimmed) size in the final orientation (EXIF and `rotate` applied).
     var sourceSize: PixelSize
     /// The `crop` option's window on the source, `nil` for none.
@@ -31,11 +31,6 @@ struct ProcessingPlan: Sendable, Equatable {
     var aspectCanvas: PixelSize
     /// Padding in output pixels.
     var padding: (top: Int, right: Int, bottom: Int, left: Int)
-
-    static func == (a: ProcessingPlan, b: ProcessingPlan) -> Bool {
-        a.sourceSize == b.sourceSize && a.crop == b.crop && a.scaledSize == b.scaledSize && a.resultCrop == b.resultCrop
-            && a.aspectCanvas == b.aspectCanvas && a.padding == b.padding && a.targetSize == b.targetSize && a.dpr == b.dpr
-    }
 
     // MARK: imgproxy's rounding helpers
 
