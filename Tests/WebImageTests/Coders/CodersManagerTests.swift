@@ -52,5 +52,8 @@ struct CodersManagerTests {
         #expect(poster.width == eager.width && poster.height == eager.height)
         #expect(poster.frames.first?.pixels == eager.frames.first?.pixels)
         #expect(poster.frames.first?.pixels != eager.frames.last?.pixels, "not any frame: the first")
+        // An animation is equal and hashes as itself alone: another over the same bytes is another.
+        let again = try #require(try AnimatedImage(data: data))
+        #expect(Set([animation, animation, again]).count == 2)
     }
 }
