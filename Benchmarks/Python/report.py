@@ -182,7 +182,11 @@ What each row measures:
   `TMPDIR` on tmpfs (`/dev/shm`), no goal: the file system's share; and the same
   manager with its caches on a journaled ext4 (a 1 GiB image file on the same
   disk, made by a default `mkfs.ext4`, loop-mounted; needs root), against the
-  keep floor: issue #48's gate (≥ 0.95×), the file system a user's disk has. Each side prints the cores it kept busy over the measured time (user +
+  keep floor: issue #48's gate (≥ 0.95×), the file system a user's disk has. The
+  keep floor once more, each body also stored in a `DiskCache` on that ext4 as the
+  manager's background store does (without the HTTP metadata attribute), no goal:
+  against the floor, what writing the files alone costs; the gate's manager against
+  it, what the manager's own work costs over the files it must write. Each side prints the cores it kept busy over the measured time (user +
   system CPU of its processes ÷ wall); a peer under 1.5 of 2 cores makes the row
   "not comparable" instead of pass or fail.
 - 100 concurrent loads of one URL: requests nginx logged for that URL while ours

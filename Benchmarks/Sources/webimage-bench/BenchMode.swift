@@ -44,6 +44,10 @@ enum BenchMode: String, CaseIterable {
     /// any cache that keeps decoded images (the manager's memory cache keeps them all on
     /// this bench), with none of the manager's own work.
     case downloadKeep = "download-keep"
+    /// ``downloadKeep`` also storing each body in a `DiskCache` in a fresh temporary
+    /// directory, as the manager's background store does: the floor of a cache that keeps
+    /// decoded images and writes the files, so the manager's distance to it is its own work.
+    case downloadKeepWrite = "download-keep-write"
     /// Every URL of the input files through a new `ImageManager` (default options, cold
     /// memory and disk cache in a fresh temporary directory, `--concurrency` transfers):
     /// the manager's cost on top of ``download``.

@@ -26,27 +26,51 @@ enum NetworkWork {
     /// memory cache keeps and releases them: the floor of any cache that keeps decoded
     /// images. The sample ends after the downloader is shut down, as the aiohttp peer's
     /// ends after its session is closed.
-    static func download(paths: [String], concurrency: Int, dataOnly: Bool, keep: Bool = false,
+    ///
+    /// With `write` (and `keep`), each body is also handed to a `DiskCache` in a fresh
+    /// temporary directory as it is decoded, as the manager's background store hands it
+    /// (without the HTTP metadata attribute the manager attaches): the keep floor plus the
+    /// files a disk cache must write, none of the manager's own work. Creating and removing
+    /// the directory is not timed; after the round, untimed, the cache is flushed (a round
+    /// that stored fewer entries than URLs fails the run), as the manager row settles.
+    static func download(paths: [String], concurrency: Int, dataOnly: Bool, keep: Bool = false, write: Bool = false,
                          iterations: Int, warmup: Int) throws -> BenchReport {
         let urls = try urls(in: paths)
+        let root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("webimage-bench-keep-write-\(getpid())", isDirectory: true)
+        defer { if write { try? FileManager.default.removeItem(at: root) } }
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
-            var pixels = 0
-            let (samples, cores) = try await Sampler.samplesAndCores(iterations: iterations, warmup: warmup) { () async throws in
+            var pixels = 0, round = 0, unwritten = 0
+            var written: DiskCache?
+            let settle = { () async -> Void in
+                guard let disk = written else { return }
+                written = nil
+                await disk.flush()
+                if await disk.totalCount() < Set(urls).count { unwritten += 1 }
+            }
+            let (samples, cores) = try await Sampler.samplesAndCores(
+                iterations: iterations, warmup: warmup, settle: settle
+            ) { () async throws in
+                round += 1
                 var config = DownloaderConfig()
                 config.maxConcurrentDownloads = concurrency
                 let downloader = ImageDownloader(config: config)
+                let disk = write ? DiskCache(directory: root.appendingPathComponent("\(round)/bench")) : nil
+                written = disk
                 do {
                     pixels = try await loadAll(urls, with: downloader, options: dataOnly ? [.avoidDecodeImage] : [],
-                                               keep: keep)
+                                               keep: keep, writingTo: disk)
                 } catch {
                     await downloader.shutdown()
                     throw error
                 }
                 await downloader.shutdown()
             }
+            guard unwritten == 0 else { throw UsageError("\(unwritten) round(s) stored fewer disk entries than URLs") }
             return (samples, cores, pixels)
         }
-        let mode = dataOnly ? BenchMode.downloadData : keep ? BenchMode.downloadKeep : BenchMode.download
+        let mode = dataOnly ? BenchMode.downloadData : write ? BenchMode.downloadKeepWrite
+            : keep ? BenchMode.downloadKeep : BenchMode.download
         return BenchReport(mode: mode.rawValue, ok: measured.pixels > 0, samples: measured.samples,
                            opsPerSample: urls.count, pixelsPerSample: measured.pixels,
                            peakRSSBytes: ProcessMemory.peakResidentBytes(), coresBusy: measured.cores)
@@ -78,13 +102,15 @@ enum NetworkWork {
 
     /// Loads every URL concurrently; returns the decoded pixels (with `.avoidDecodeImage`,
     /// the bytes received). With `keep`, the decoded images are held until the last one
-    /// is in, and released when this returns. Any failure fails all.
+    /// is in, and released when this returns; with a `disk`, each body is stored in it in
+    /// the background. Any failure fails all.
     static func loadAll(_ urls: [URL], with downloader: ImageDownloader,
-                        options: WebImageOptions = [], keep: Bool = false) async throws -> Int {
+                        options: WebImageOptions = [], keep: Bool = false, writingTo disk: DiskCache? = nil) async throws -> Int {
         try await withThrowingTaskGroup(of: (Int, DecodedImage?).self) { group in
             for url in urls {
                 group.addTask {
                     let response = try await downloader.loadImage(with: url, options: options)
+                    if let disk, let data = response.data { disk.store(data, forKey: url.absoluteString, completion: nil) }
                     if options.contains(.avoidDecodeImage) {
                         guard let data = response.data, !data.isEmpty else { throw UsageError("no data for \(url)") }
                         return (data.count, nil)

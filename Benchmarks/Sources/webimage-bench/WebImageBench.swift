@@ -42,9 +42,10 @@ struct WebImageBench {
                                              warmup: a.warmup)
             case .managerMemoryHit:
                 return try ManagerWork.memoryHit(ops: a.ops, iterations: a.iterations, warmup: a.warmup)
-            case .download, .downloadData, .downloadKeep:
+            case .download, .downloadData, .downloadKeep, .downloadKeepWrite:
                 return try NetworkWork.download(paths: a.inputs, concurrency: a.concurrency, dataOnly: mode == .downloadData,
-                                                keep: mode == .downloadKeep, iterations: a.iterations, warmup: a.warmup)
+                                                keep: mode == .downloadKeep || mode == .downloadKeepWrite,
+                                                write: mode == .downloadKeepWrite, iterations: a.iterations, warmup: a.warmup)
             case .bareClientData:
                 return try BareClientWork.transfer(paths: a.inputs, concurrency: a.concurrency,
                                                    iterations: a.iterations, warmup: a.warmup)
