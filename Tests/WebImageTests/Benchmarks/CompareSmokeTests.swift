@@ -45,7 +45,7 @@ struct CompareSmokeTests {
         let lines = out.split(separator: "\n").map(String.init)
         #expect(lines.first == "| work | ours | peer | ratio | goal | result |")
         let rows = lines.dropFirst(2).filter { $0.hasPrefix("| ") }
-        #expect(rows.count == 93, "\(rows.map { $0.prefix(70) }.joined(separator: "\n"))")
+        #expect(rows.count == 95, "\(rows.map { $0.prefix(70) }.joined(separator: "\n"))")
         for row in rows {
             let cells = row.split(separator: "|", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
