@@ -28,10 +28,7 @@ extension DiskCache {
     public func setExtendedData(
         _ data: Data?, forKey key: String, completion: @escaping @Sendable (Result<Void, WebImageError>) -> Void
     ) {
-        let refused = queueWrite(of: max(data?.count ?? 0, 1), forKey: key) {
-            completion(Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) })
-        }
-        if let refused { completion(.failure(refused)) }
+        if let refused = queueExtendedData(data, forKey: key, then: completion) { completion(.failure(refused)) }
     }
 
     /// ``store(_:forKey:)`` with a completion on `ioQueue`, or at once on this thread when
@@ -64,7 +61,18 @@ extension DiskCache {
     /// after a 304). `true` when it was queued.
     @discardableResult
     package func setExtendedDataInBackground(_ data: Data?, forKey key: String) -> Bool {
-        queueWrite(of: max(data?.count ?? 0, 1), forKey: key) { try? self.setExtendedDataSync(data, forKey: key) } == nil
+        queueExtendedData(data, forKey: key, then: { _ in }) == nil
+    }
+
+    /// Queues setting `key`'s extended data on the write line, its bytes (at least one)
+    /// counted against ``Config/maxQueuedWriteBytes``; `then` gets the outcome on
+    /// `ioQueue`. Returns the refusal instead when the line is full.
+    private func queueExtendedData(
+        _ data: Data?, forKey key: String, then: @escaping @Sendable (Result<Void, WebImageError>) -> Void
+    ) -> WebImageError? {
+        queueWrite(of: max(data?.count ?? 0, 1), forKey: key) {
+            then(Result { () throws(WebImageError) in try self.setExtendedDataSync(data, forKey: key) })
+        }
     }
 
     /// ``removeData(forKey:)`` with a completion on `ioQueue`.
