@@ -53,11 +53,12 @@ struct ImageRenderer: Sendable {
         guard let header, options.trim == nil || animated else { return (decode, nil) }
         let final = finalSize(of: header)
         let plan = ProcessingPlan(source: final, options: options, maxResultDimension: maxResultDimension)
-        var width = ProcessingPlan.scale(final.width, plan.scaleX), height = ProcessingPlan.scale(final.height, plan.scaleY)
-        if options.rotate % 180 == 90 { swap(&width, &height) }
+        // The scaled source turned back to the decoder's orientation (before `rotate`).
+        let scaled = ProcessingPlan.rotated(PixelSize(width: ProcessingPlan.scale(final.width, plan.scaleX),
+                                                      height: ProcessingPlan.scale(final.height, plan.scaleY)), by: options.rotate)
         let decoded = autoRotate ? header.displaySize : header.storedSize
-        guard width < decoded.width || height < decoded.height else { return (decode, nil) }
-        decode.thumbnailPixelSize = PixelSize(width: max(1, width), height: max(1, height))
+        guard scaled.width < decoded.width || scaled.height < decoded.height else { return (decode, nil) }
+        decode.thumbnailPixelSize = PixelSize(width: max(1, scaled.width), height: max(1, scaled.height))
         decode.preserveAspectRatio = false
         return (decode, final)
     }
