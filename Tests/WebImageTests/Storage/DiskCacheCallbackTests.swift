@@ -53,15 +53,14 @@ struct DiskCacheCallbackTests {
         let dir = try TemporaryDirectory()
         let cache = DiskCacheTests.cacheWithShortLine(in: dir)
         let gate = DiskCacheTests.stall(cache)
-        let results = Mutex<[String: Result<Void, WebImageError>]>([:])
-        let done = { @Sendable (key: String) in { @Sendable (result: Result<Void, WebImageError>) in results.withLock { $0[key] = result } } }
-        cache.store(Data(repeating: 1, count: 30), forKey: "entry", completion: done("entry"))
+        let results = DiskCacheTests.WriteResults()
+        cache.store(Data(repeating: 1, count: 30), forKey: "entry", completion: results.recording("entry"))
         // Queued behind the entry's write, which makes the entry it needs.
-        cache.setExtendedData(Data(repeating: 65, count: 60), forKey: "entry", completion: done("first"))
-        #expect(results.withLock { $0["first"] } == nil, "within the limit: queued")
+        cache.setExtendedData(Data(repeating: 65, count: 60), forKey: "entry", completion: results.recording("first"))
+        #expect(results["first"] == nil, "within the limit: queued")
         // 30 + 60 queued; 60 more would pass 100.
-        cache.setExtendedData(Data(repeating: 66, count: 60), forKey: "entry", completion: done("second"))
-        guard case .failure(let refused)? = results.withLock({ $0["second"] }) else {
+        cache.setExtendedData(Data(repeating: 66, count: 60), forKey: "entry", completion: results.recording("second"))
+        guard case .failure(let refused)? = results["second"] else {
             Issue.record("extended data past the line's limit was queued")
             gate.signal()
             return
@@ -69,7 +68,7 @@ struct DiskCacheCallbackTests {
         #expect(refused.code == .cacheIOFailed && refused.message.contains("write line is full"))
         gate.signal()
         await cache.flush()
-        #expect(results.withLock { (try? $0["first"]?.get()) != nil })
+        #expect((try? results["first"]?.get()) != nil)
         #expect(await cache.extendedData(forKey: "entry") == Data(repeating: 65, count: 60))
     }
 

@@ -36,6 +36,16 @@ struct DiskCacheTests {
         return DiskCache(directory: dir.url, config: config)
     }
 
+    /// The results of callback-form writes, by name.
+    final class WriteResults: Sendable {
+        private let results = Mutex<[String: Result<Void, WebImageError>]>([:])
+        /// A completion that records its result under `name`.
+        func recording(_ name: String) -> @Sendable (Result<Void, WebImageError>) -> Void {
+            { result in self.results.withLock { $0[name] = result } }
+        }
+        subscript(name: String) -> Result<Void, WebImageError>? { results.withLock { $0[name] } }
+    }
+
     /// Stalls `cache`'s I/O queue (a stuck disk) until the returned semaphore is signalled.
     static func stall(_ cache: DiskCache) -> DispatchSemaphore {
         let gate = DispatchSemaphore(value: 0)
@@ -48,20 +58,19 @@ struct DiskCacheTests {
         let dir = try TemporaryDirectory()
         let cache = Self.cacheWithShortLine(in: dir)
         let gate = Self.stall(cache)
-        let results = Mutex<[String: Result<Void, WebImageError>]>([:])
-        let done = { @Sendable (key: String) in { @Sendable (result: Result<Void, WebImageError>) in results.withLock { $0[key] = result } } }
-        cache.store(Data(repeating: 1, count: 60), forKey: "a", completion: done("a"))
-        cache.store(Data(repeating: 2, count: 60), forKey: "b", completion: done("b"))
+        let results = DiskCacheTests.WriteResults()
+        cache.store(Data(repeating: 1, count: 60), forKey: "a", completion: results.recording("a"))
+        cache.store(Data(repeating: 2, count: 60), forKey: "b", completion: results.recording("b"))
         // Refused at once, on this thread: 60 + 60 would pass 100.
-        guard case .failure(let refused)? = results.withLock({ $0["b"] }) else {
+        guard case .failure(let refused)? = results["b"] else {
             Issue.record("the write past the line's limit was queued")
             gate.signal()
             return
         }
         #expect(refused.code == .cacheIOFailed && refused.message.contains("write line is full"))
         await #expect(throws: WebImageError.self) { try await cache.store(Data(repeating: 3, count: 41), forKey: "c") }
-        cache.store(Data(repeating: 4, count: 40), forKey: "d", completion: done("d"))   // exactly 100 queued
-        #expect(results.withLock { $0["d"] } == nil, "within the limit: queued")
+        cache.store(Data(repeating: 4, count: 40), forKey: "d", completion: results.recording("d"))   // exactly 100 queued
+        #expect(results["d"] == nil, "within the limit: queued")
         gate.signal()
         await cache.flush()
         let (a, b, c, d) = (await cache.data(forKey: "a"), await cache.data(forKey: "b"),
