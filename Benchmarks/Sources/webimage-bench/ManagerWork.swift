@@ -59,17 +59,10 @@ enum ManagerWork {
             .appendingPathComponent("webimage-bench-manager-download-\(getpid())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
-            var pixels = 0, round = 0, unwritten = 0
-            var written: (cache: any ImageCaching, disk: DiskCache)?
-            let entries = memoryOnly ? 0 : Set(urls).count
-            let settle = { () async -> Void in
-                guard let (cache, disk) = written else { return }
-                written = nil
-                await cache.flush()
-                if entries > 0, await disk.totalCount() < entries { unwritten += 1 }
-            }
+            var pixels = 0, round = 0
+            let writes = RoundWrites(expected: memoryOnly ? 0 : Set(urls).count)
             let (samples, cores) = try await Sampler.samplesAndCores(
-                iterations: iterations, warmup: warmup, settle: settle
+                iterations: iterations, warmup: warmup, settle: { await writes.settle() }
             ) { () async throws in
                 round += 1
                 var config = DownloaderConfig()
@@ -80,7 +73,8 @@ enum ManagerWork {
                 let manager = ImageManager(memoryCache: memory, diskCache: disk, loader: downloader)
                 // The cache outlives the round until the settle step, not the manager (nor
                 // the downloader it holds), which the round releases as it ends.
-                written = (manager.imageCache, disk)
+                let cache = manager.imageCache
+                writes.keep(disk, flush: { await cache.flush() })
                 do {
                     pixels = try await withThrowingTaskGroup(of: Int.self) { group in
                         for url in urls {
@@ -101,9 +95,7 @@ enum ManagerWork {
                 // its disk writes (or by `written`, until the settle step).
                 memory.removeAll()
             }
-            guard unwritten == 0 else {
-                throw UsageError("\(unwritten) round(s) stored fewer disk entries than URLs")
-            }
+            try writes.check()
             return (samples, cores, pixels)
         }
         let mode: BenchMode = memoryOnly ? .managerDownloadMemory : .managerDownload

@@ -40,23 +40,17 @@ enum NetworkWork {
             .appendingPathComponent("webimage-bench-keep-write-\(getpid())", isDirectory: true)
         defer { if write { try? FileManager.default.removeItem(at: root) } }
         let measured = try AsyncBridge.wait { () async throws -> (samples: [Double], cores: Double?, pixels: Int) in
-            var pixels = 0, round = 0, unwritten = 0
-            var written: DiskCache?
-            let settle = { () async -> Void in
-                guard let disk = written else { return }
-                written = nil
-                await disk.flush()
-                if await disk.totalCount() < Set(urls).count { unwritten += 1 }
-            }
+            var pixels = 0, round = 0
+            let writes = RoundWrites(expected: Set(urls).count)
             let (samples, cores) = try await Sampler.samplesAndCores(
-                iterations: iterations, warmup: warmup, settle: settle
+                iterations: iterations, warmup: warmup, settle: { await writes.settle() }
             ) { () async throws in
                 round += 1
                 var config = DownloaderConfig()
                 config.maxConcurrentDownloads = concurrency
                 let downloader = ImageDownloader(config: config)
                 let disk = write ? DiskCache(directory: root.appendingPathComponent("\(round)/bench")) : nil
-                written = disk
+                if let disk { writes.keep(disk, flush: { await disk.flush() }) }
                 do {
                     pixels = try await loadAll(urls, with: downloader, options: dataOnly ? [.avoidDecodeImage] : [],
                                                keep: keep, writingTo: disk)
@@ -66,7 +60,7 @@ enum NetworkWork {
                 }
                 await downloader.shutdown()
             }
-            guard unwritten == 0 else { throw UsageError("\(unwritten) round(s) stored fewer disk entries than URLs") }
+            try writes.check()
             return (samples, cores, pixels)
         }
         let mode = dataOnly ? BenchMode.downloadData : write ? BenchMode.downloadKeepWrite
