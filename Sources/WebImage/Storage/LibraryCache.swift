@@ -283,7 +283,7 @@ extension LibraryCache {
             report(result)
             pendingStores.end()
         }
-        let writeToDisk: @Sendable (Data) -> Void = { [self] bytes in
+        let writeToDisk: @Sendable (Data) -> Void = { bytes in
             let refused = write.disk.queueWrite(of: bytes.count + (extendedData?.count ?? 0), forKey: key) {
                 let result = Result { () throws(WebImageError) in
                     try write.disk.writeDataSync(bytes, extendedData: extendedData, forKey: key)
