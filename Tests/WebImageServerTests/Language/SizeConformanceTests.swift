@@ -119,6 +119,17 @@ struct SizeConformanceTests {
         ], config: config)
     }
 
+    @Test("ProxyGeometry: the server's result-dimension limit shrinks the result; a URL's max_result_dimension wins over it")
+    func resultDimensionPrecedence() throws {
+        var language = ProxyLanguage()
+        language.allowsSecurityOptions = true
+        let source = PixelSize(width: 200, height: 100)
+        let plain = try ProxyURL.parse("/unsafe/plain/http://example.com/a.png", language: language).options
+        #expect(ProxyGeometry.outputSize(source: source, options: plain, maxResultDimension: 50) == PixelSize(width: 50, height: 25))
+        let own = try ProxyURL.parse("/unsafe/mrd:150/plain/http://example.com/a.png", language: language).options
+        #expect(ProxyGeometry.outputSize(source: source, options: own, maxResultDimension: 50) == PixelSize(width: 150, height: 75))
+    }
+
     @Test("EXIF orientation: applied by default, not with auto_rotate:0")
     func exifOrientation() async throws {
         try await TestOrigin.with(host: "127.0.0.2") { origin in
