@@ -182,6 +182,9 @@ struct ColumnChunkDecoder {
     private func decodeLevels(_ page: UnsafeRawBufferPointer, _ range: Range<Int>, count: Int) throws(ParquetError) -> [UInt32] {
         let width = Int.bitWidth - descriptor.maxDefinitionLevel.leadingZeroBitCount
         var decoder = try RLEHybridDecoder(page, range: range, bitWidth: width, column: name)
+        // None to read; and for a capacity of 0 the uninitialized-capacity initialiser
+        // writes the standard library's shared empty-array storage, a data race between threads.
+        guard count > 0 else { return [] }
         var failure: ParquetError?
         let levels = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
             do throws(ParquetError) {

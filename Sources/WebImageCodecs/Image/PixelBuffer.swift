@@ -50,6 +50,13 @@ public struct PixelBuffer: Sendable, Hashable {
         let count = PixelBuffer.byteCount(width: max(0, width), height: max(0, height)) ?? 0
         self.width = count == 0 ? 0 : width
         self.height = count == 0 ? 0 : height
+        guard count > 0 else {
+            // Not the uninitialized-capacity initialiser: for 0 it writes the standard
+            // library's shared empty-array storage, a data race between threads.
+            try initializer(UnsafeMutableBufferPointer(start: nil, count: 0))
+            self.bytes = []
+            return
+        }
         self.bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             try initializer(buffer)
             initialized = count

@@ -60,9 +60,7 @@ struct Resampler {
         let boxed = horizontal.boxFactor > 1 || vertical.boxFactor > 1
         keepsBytes = isOpaque && !boxed
         ring = Self.uninitialized(keepsBytes ? 0 : vertical.count * rowValues)
-        byteRing = [UInt8](unsafeUninitializedCapacity: keepsBytes ? vertical.count * rowValues : 0) { buffer, initialized in
-            initialized = buffer.count
-        }
+        byteRing = Self.uninitialized(keepsBytes ? vertical.count * rowValues : 0)
         sums = [Int64](repeating: 0, count: boxed ? rowValues : 0)
         scratch = Self.uninitialized(boxed ? sourceWidth * 4 : 0)
         // The horizontal pass reads `stride` taps from each start, up to `stride - count`
@@ -78,9 +76,13 @@ struct Resampler {
         }
     }
 
-    /// An array of `count` values that the resampler writes before reading.
-    private static func uninitialized(_ count: Int) -> [Int16] {
-        [Int16](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    /// An array of `count` values that the resampler writes before reading; `[]` for
+    /// none, because for a capacity of 0 the standard library's initialiser writes the
+    /// count of its one shared empty-array storage, a data race with any other thread
+    /// doing the same (`make test-tsan` reported it between two decodes).
+    private static func uninitialized<Value: BitwiseCopyable>(_ count: Int) -> [Value] {
+        guard count > 0 else { return [] }
+        return [Value](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     /// Whether every source row has been consumed.
