@@ -35,13 +35,10 @@ final class LogCapture: Sendable {
             set { metadata[key] = newValue }
         }
 
-        // swiftlint:disable:next function_parameter_count
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
+        func log(event: LogEvent) {
             capture.append(Entry(
-                level: level, message: message.description, metadata: (metadata ?? [:]).mapValues { "\($0)" }))
+                level: event.level, message: event.message.description,
+                metadata: (event.metadata ?? [:]).mapValues { "\($0)" }))
         }
     }
 }
