@@ -18,24 +18,28 @@ enum NetworkWork {
         return urls
     }
 
-    /// Each iteration: a new downloader allowing `concurrency` transfers (so no pooled
-    /// connection survives from the previous one), every URL requested at once (the
-    /// downloader queues all but `concurrency`), each body decoded to RGBA (with
-    /// `dataOnly`, `.avoidDecodeImage`: bodies only). With `keep`, every decoded image is
-    /// kept until the round's last one is decoded, then released, as the manager row's
+    /// `mode`, one of ``BenchMode/download``, ``BenchMode/downloadData``,
+    /// ``BenchMode/downloadKeep`` and ``BenchMode/downloadKeepWrite``. Each iteration: a new
+    /// downloader allowing `concurrency` transfers (so no pooled connection survives from
+    /// the previous one), every URL requested at once (the downloader queues all but
+    /// `concurrency`), each body decoded to RGBA (`downloadData`: `.avoidDecodeImage`,
+    /// bodies only). `downloadKeep` and `downloadKeepWrite` keep every decoded image
+    /// until the round's last one is decoded, then release them, as the manager row's
     /// memory cache keeps and releases them: the floor of any cache that keeps decoded
     /// images. The sample ends after the downloader is shut down, as the aiohttp peer's
     /// ends after its session is closed.
     ///
-    /// With `write` (and `keep`), each body is also handed to a `DiskCache` in a fresh
+    /// `downloadKeepWrite` also hands each body to a `DiskCache` in a fresh
     /// temporary directory as it is decoded, as the manager's background store hands it
     /// (without the HTTP metadata attribute the manager attaches): the keep floor plus the
     /// files a disk cache must write, none of the manager's own work. Creating and removing
     /// the directory is not timed; after the round, untimed, the cache is flushed (a round
     /// that stored fewer entries than URLs fails the run), as the manager row settles.
-    static func download(paths: [String], concurrency: Int, dataOnly: Bool, keep: Bool = false, write: Bool = false,
+    static func download(_ mode: BenchMode, paths: [String], concurrency: Int,
                          iterations: Int, warmup: Int) throws -> BenchReport {
         let urls = try urls(in: paths)
+        let dataOnly = mode == .downloadData, write = mode == .downloadKeepWrite
+        let keep = write || mode == .downloadKeep
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-bench-keep-write-\(getpid())", isDirectory: true)
         defer { if write { try? FileManager.default.removeItem(at: root) } }
@@ -63,8 +67,6 @@ enum NetworkWork {
             try writes.check()
             return (samples, cores, pixels)
         }
-        let mode = dataOnly ? BenchMode.downloadData : write ? BenchMode.downloadKeepWrite
-            : keep ? BenchMode.downloadKeep : BenchMode.download
         return BenchReport(mode: mode.rawValue, ok: measured.pixels > 0, samples: measured.samples,
                            opsPerSample: urls.count, pixelsPerSample: measured.pixels,
                            peakRSSBytes: ProcessMemory.peakResidentBytes(), coresBusy: measured.cores)

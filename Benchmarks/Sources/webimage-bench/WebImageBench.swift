@@ -43,9 +43,8 @@ struct WebImageBench {
             case .managerMemoryHit:
                 return try ManagerWork.memoryHit(ops: a.ops, iterations: a.iterations, warmup: a.warmup)
             case .download, .downloadData, .downloadKeep, .downloadKeepWrite:
-                return try NetworkWork.download(paths: a.inputs, concurrency: a.concurrency, dataOnly: mode == .downloadData,
-                                                keep: mode == .downloadKeep || mode == .downloadKeepWrite,
-                                                write: mode == .downloadKeepWrite, iterations: a.iterations, warmup: a.warmup)
+                return try NetworkWork.download(mode, paths: a.inputs, concurrency: a.concurrency,
+                                                iterations: a.iterations, warmup: a.warmup)
             case .bareClientData:
                 return try BareClientWork.transfer(paths: a.inputs, concurrency: a.concurrency,
                                                    iterations: a.iterations, warmup: a.warmup)
