@@ -21,6 +21,13 @@ shape, three rows:
 
 PSNR is each output's against the thumbnail test's reference: Pillow's full decode,
 Lanczos-resized to that output's size (scripts/thumbnail-quality.py).
+
+The two sides alternate, as the other sections' do: each round measures ours (every shape,
+both rules) and then libvips (every shape, both versions), and each figure is the median
+over the rounds. Measuring all of one side first let the machine's drift between the two
+halves read as a ratio: on 2026-12-01 a full run's imgproxy-steps rows read 0.92–0.98×, with
+our CPU per request as in the run before and libvips' 17–22 % lower, and the section run
+alone minutes later read 0.97–1.05×.
 """
 
 import importlib.util
@@ -77,12 +84,15 @@ class EngineBench:
         source = self.work / "baseline.jpg"
         if not source.exists():
             quality.make_fixtures(str(self.shared), str(self.work))
-        ours = {}
+        ours, samples, reason = {}, {}, None
         try:
-            ours = self.measure_ours(source)
+            for _ in range(self.rounds):
+                self.measure_ours(source, ours)
+                if reason is None:
+                    reason = self.measure_peers(source, samples)
         except RuntimeError as error:
             return self.missing(str(error))
-        peers = self.measure_peers(source)
+        peers = reason or self.peer_figures(samples)
         reference = quality.full_reference(str(source))
         return self.rows(ours, peers, quality, reference)
 
@@ -98,12 +108,12 @@ class EngineBench:
 
     # MARK: ours
 
-    def measure_ours(self, source):
-        """{(rule, shape): (Side, output bytes)} for both shrink-on-load rules."""
+    def measure_ours(self, source, results):
+        """One round for both shrink-on-load rules, added to `results`:
+        {(rule, shape): (Side, first output bytes)}."""
         from nginx_origin import NginxOrigin
         names = link_copies([source], self.work / "root" / "engine", self.count)
         origin = NginxOrigin(self.work / "root", self.work / "nginx").start()
-        results = {}
         try:
             for rule in ("libvips", "imgproxy"):
                 port = free_port()
@@ -121,20 +131,17 @@ class EngineBench:
                             raise RuntimeError(f"{server.label} did not answer a JPEG ({server.log_tail()})")
                         listing = self.work / f"paths-{rule}-{shape[0]}x{shape[1]}.txt"
                         listing.write_text("".join(p + "\n" for p in paths))
-                        side = Side(f"ours-{rule}")
+                        side, _ = results.setdefault((rule, shape), (Side(f"ours-{rule}"), first))
                         if not self.smoke:
                             wrk(server.base_url, listing, 4, 1)  # warm-up: connections, allocator
-                        for _ in range(self.rounds):
-                            cpu = tree_cpu(server.process.pid)
-                            start = time.monotonic()
-                            report = wrk(server.base_url, listing, 4, self.seconds)
-                            side.add(report, tree_cpu(server.process.pid) - cpu, time.monotonic() - start)
-                        results[(rule, shape)] = (side, first)
+                        cpu = tree_cpu(server.process.pid)
+                        start = time.monotonic()
+                        report = wrk(server.base_url, listing, 4, self.seconds)
+                        side.add(report, tree_cpu(server.process.pid) - cpu, time.monotonic() - start)
                 finally:
                     server.stop()
         finally:
             origin.stop()
-        return results
 
     @staticmethod
     def fetch(url):
@@ -147,14 +154,14 @@ class EngineBench:
 
     # MARK: libvips
 
-    def measure_peers(self, source):
-        """{(version label, mode, shape): {"cpu", "size", "output"}} or a reason string."""
+    def measure_peers(self, source, samples):
+        """One round of libvips, added to `samples`: {(version label, mode, shape): [report]};
+        `None`, or why libvips 8.18 cannot be measured (then no round is)."""
         if self.no_peers:
             return "peers skipped (--no-peers)"
         pythons = [("8.18", self.root / VIPS_VENV)]
         if self.bench_python:
             pythons.append(("Debian", Path(self.bench_python)))
-        found = {}
         for label, python in pythons:
             if not python.exists():
                 if label == "8.18":
@@ -162,23 +169,26 @@ class EngineBench:
                 continue
             for mode in ("thumbnail", "imgproxy"):
                 for shape in SHAPES:
-                    out = self.work / f"vips-{label}-{mode}-{shape[0]}x{shape[1]}.jpg"
-                    samples = []
-                    for _ in range(self.rounds):
-                        done = subprocess.run([str(python), str(self.root / "Benchmarks/Python/vips_engine.py"), mode,
-                                               str(shape[0]), str(shape[1]), str(self.iterations), str(out),
-                                               str(source)], capture_output=True, text=True)
-                        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-                        if done.returncode != 0 or not lines:
-                            if label == "8.18":
-                                return f"vips_engine.py failed: {(done.stderr.strip() or 'no output')[-120:]}"
-                            break
-                        samples.append(json.loads(lines[-1]))
-                    if samples:
-                        found[(label, mode, shape)] = {"cpu": statistics.median(s["cpu"] for s in samples),
-                                                       "version": samples[0]["version"],
-                                                       "output": out.read_bytes()}
-        return found
+                    done = subprocess.run([str(python), str(self.root / "Benchmarks/Python/vips_engine.py"), mode,
+                                           str(shape[0]), str(shape[1]), str(self.iterations),
+                                           str(self.peer_output(label, mode, shape)), str(source)],
+                                          capture_output=True, text=True)
+                    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+                    if done.returncode != 0 or not lines:
+                        if label == "8.18":
+                            return f"vips_engine.py failed: {(done.stderr.strip() or 'no output')[-120:]}"
+                        continue  # Debian's libvips is only for scale: its row text leaves it out
+                    samples.setdefault((label, mode, shape), []).append(json.loads(lines[-1]))
+        return None
+
+    def peer_output(self, label, mode, shape):
+        return self.work / f"vips-{label}-{mode}-{shape[0]}x{shape[1]}.jpg"
+
+    def peer_figures(self, samples):
+        """{(version label, mode, shape): {"cpu", "version", "output"}}: each median over the rounds."""
+        return {key: {"cpu": statistics.median(s["cpu"] for s in reports), "version": reports[0]["version"],
+                      "output": self.peer_output(*key).read_bytes()}
+                for key, reports in samples.items()}
 
     # MARK: rows
 

@@ -226,6 +226,15 @@ What each row measures:
   ours from two `webimage-bench thumbnail` runs of different lengths (the difference
   over the extra iterations), pyvips with its operation cache off and PyTurboJPEG
   at 1/4 timed in-process with `process_time`.
+- engine (Python/engine_bench.py): our whole request (`webimage serve --no-cache`,
+  wrk at 4 connections; the server's CPU per request) against libvips 8.18.7 (PyPI's
+  pyvips-binary, the libvips imgproxy ships) doing only the image work on one thread
+  (`VIPS_CONCURRENCY=1`, as imgproxy sets it; `process_time` per image), Debian's
+  8.14 beside it for scale: the 12 MP baseline JPEG of the quality rows under 600
+  names, fitted to 300, 500, 1200 px and 673×500, JPEG q80; libvips' `thumbnail`
+  (its own shrink-on-load rule, ours by default) and imgproxy's steps (shrink on
+  load by imgproxy's rule, Lanczos3 `resize`, `jpegsave`). The two sides alternate
+  round by round.
 """
 
     def __init__(self, rows):
