@@ -84,12 +84,18 @@ class EngineBench:
         source = self.work / "baseline.jpg"
         if not source.exists():
             quality.make_fixtures(str(self.shared), str(self.work))
+        from nginx_origin import NginxOrigin
+        names = link_copies([source], self.work / "root" / "engine", self.count)
         ours, samples, reason = {}, {}, None
         try:
-            for _ in range(self.rounds):
-                self.measure_ours(source, ours)
-                if reason is None:
-                    reason = self.measure_peers(source, samples)
+            origin = NginxOrigin(self.work / "root", self.work / "nginx").start()
+            try:
+                for _ in range(self.rounds):
+                    self.measure_ours(origin, names, ours)
+                    if reason is None:
+                        reason = self.measure_peers(source, samples)
+            finally:
+                origin.stop()
         except RuntimeError as error:
             return self.missing(str(error))
         peers = reason or self.peer_figures(samples)
@@ -108,40 +114,34 @@ class EngineBench:
 
     # MARK: ours
 
-    def measure_ours(self, source, results):
-        """One round for both shrink-on-load rules, added to `results`:
-        {(rule, shape): (Side, first output bytes)}."""
-        from nginx_origin import NginxOrigin
-        names = link_copies([source], self.work / "root" / "engine", self.count)
-        origin = NginxOrigin(self.work / "root", self.work / "nginx").start()
-        try:
-            for rule in ("libvips", "imgproxy"):
-                port = free_port()
-                env = {"WEBIMAGE_SHRINK_ON_LOAD": rule}
-                server = Server(f"webimage serve ({rule} rule)",
-                                ["env", *(f"{k}={v}" for k, v in env.items()), self.webimage, "serve", "--no-cache",
-                                 "--allow-private-addresses", "--host", "127.0.0.1", "--port", str(port)],
-                                port, "/health", self.work / f"ours-{rule}.log").start()
-                try:
-                    for shape in SHAPES:
-                        paths = [f"/unsafe/rs:fit:{shape[0]}:{shape[1]}/q:80/{b64url(origin.base_url + '/engine/' + n)}.jpg"
-                                 for n in names]
-                        first = self.fetch(server.base_url + paths[0])
-                        if first is None:
-                            raise RuntimeError(f"{server.label} did not answer a JPEG ({server.log_tail()})")
-                        listing = self.work / f"paths-{rule}-{shape[0]}x{shape[1]}.txt"
-                        listing.write_text("".join(p + "\n" for p in paths))
-                        side, _ = results.setdefault((rule, shape), (Side(f"ours-{rule}"), first))
-                        if not self.smoke:
-                            wrk(server.base_url, listing, 4, 1)  # warm-up: connections, allocator
-                        cpu = tree_cpu(server.process.pid)
-                        start = time.monotonic()
-                        report = wrk(server.base_url, listing, 4, self.seconds)
-                        side.add(report, tree_cpu(server.process.pid) - cpu, time.monotonic() - start)
-                finally:
-                    server.stop()
-        finally:
-            origin.stop()
+    def measure_ours(self, origin, names, results):
+        """One round for both shrink-on-load rules, the sources `names` on `origin`, added to
+        `results`: {(rule, shape): (Side, first output bytes)}."""
+        for rule in ("libvips", "imgproxy"):
+            port = free_port()
+            env = {"WEBIMAGE_SHRINK_ON_LOAD": rule}
+            server = Server(f"webimage serve ({rule} rule)",
+                            ["env", *(f"{k}={v}" for k, v in env.items()), self.webimage, "serve", "--no-cache",
+                             "--allow-private-addresses", "--host", "127.0.0.1", "--port", str(port)],
+                            port, "/health", self.work / f"ours-{rule}.log").start()
+            try:
+                for shape in SHAPES:
+                    paths = [f"/unsafe/rs:fit:{shape[0]}:{shape[1]}/q:80/{b64url(origin.base_url + '/engine/' + n)}.jpg"
+                             for n in names]
+                    first = self.fetch(server.base_url + paths[0])
+                    if first is None:
+                        raise RuntimeError(f"{server.label} did not answer a JPEG ({server.log_tail()})")
+                    listing = self.work / f"paths-{rule}-{shape[0]}x{shape[1]}.txt"
+                    listing.write_text("".join(p + "\n" for p in paths))
+                    side, _ = results.setdefault((rule, shape), (Side(f"ours-{rule}"), first))
+                    if not self.smoke:
+                        wrk(server.base_url, listing, 4, 1)  # warm-up: connections, allocator
+                    cpu = tree_cpu(server.process.pid)
+                    start = time.monotonic()
+                    report = wrk(server.base_url, listing, 4, self.seconds)
+                    side.add(report, tree_cpu(server.process.pid) - cpu, time.monotonic() - start)
+            finally:
+                server.stop()
 
     @staticmethod
     def fetch(url):
